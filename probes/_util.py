@@ -1,0 +1,153 @@
+"""Small helpers shared by the probes.
+
+Everything in ``probes/`` runs inside the *target* interpreter, which may be any
+CPython 3.8+ with nothing but the standard library: no third-party imports, no
+syntax newer than 3.8, and never an import of onnxruntime.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import struct
+import sys
+from typing import Any, Dict, List, Optional
+
+# PE machine types (IMAGE_FILE_MACHINE_*), named as Microsoft names them.
+PE_MACHINES = {
+    0x014C: "I386",
+    0x01C4: "ARMNT",
+    0x8664: "AMD64",
+    0xAA64: "ARM64",
+    0xA641: "ARM64EC",
+    0xA64E: "ARM64X",
+}
+
+# ELF e_machine values we care about (EM_*).
+ELF_MACHINES = {
+    3: "i386",
+    40: "arm",
+    62: "x86_64",
+    164: "hexagon",
+    183: "aarch64",
+    243: "riscv",
+}
+
+# One spelling per architecture, so facts from different APIs compare equal.
+_ARCH_ALIASES = {
+    "amd64": "x86_64",
+    "x86_64": "x86_64",
+    "x64": "x86_64",
+    "em64t": "x86_64",
+    "arm64": "arm64",
+    "aarch64": "arm64",
+    "arm64ec": "arm64",
+    "arm64x": "arm64",
+    "i386": "x86",
+    "i486": "x86",
+    "i586": "x86",
+    "i686": "x86",
+    "x86": "x86",
+    "win32": "x86",
+    "armnt": "arm",
+    "arm": "arm",
+    "armv7l": "arm",
+    "armv8l": "arm",
+    "hexagon": "hexagon",
+}
+
+
+def normalize_arch(name: Optional[str]) -> Optional[str]:
+    """Map the many spellings of a CPU architecture onto one."""
+    if not name:
+        return None
+    return _ARCH_ALIASES.get(name.strip().lower(), name.strip().lower())
+
+
+def show(path: Any) -> str:
+    """Text that can always be printed and put into JSON.
+
+    File names that are not valid in the filesystem encoding arrive as lone
+    surrogates; they become ``\\xNN`` escapes instead of crashing the output.
+    """
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    text = str(path)
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "backslashreplace")
+
+
+def non_ascii_chars(text: str) -> List[str]:
+    """The distinct non-ASCII characters of ``text``, in order of appearance."""
+    seen: List[str] = []
+    for ch in text:
+        if ord(ch) > 127 and ch not in seen:
+            seen.append(ch)
+    return seen
+
+
+def read_head(path: str, size: int) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read(size)
+
+
+def binary_format(path: str) -> Dict[str, Any]:
+    """Container format and machine of a native binary, read from its header.
+
+    Only a few hundred bytes are read, so this is cheap even for 100 MB files.
+    """
+    head = read_head(path, 4096)
+    if head[:2] == b"MZ" and len(head) >= 0x40:
+        (pe_offset,) = struct.unpack_from("<I", head, 0x3C)
+        if pe_offset + 6 > len(head):
+            with open(path, "rb") as handle:
+                handle.seek(pe_offset)
+                header = handle.read(6)
+        else:
+            header = head[pe_offset : pe_offset + 6]
+        if len(header) < 6 or header[:4] != b"PE\x00\x00":
+            return {"format": "PE", "machine": None, "error": "no PE signature (truncated?)"}
+        (machine,) = struct.unpack_from("<H", header, 4)
+        return {
+            "format": "PE",
+            "machine": PE_MACHINES.get(machine, "0x%04X" % machine),
+            "machine_code": machine,
+        }
+    if head[:4] == b"\x7fELF":
+        if len(head) < 20:
+            return {"format": "ELF", "machine": None, "error": "truncated ELF header"}
+        endian = "<" if head[5] == 1 else ">"
+        (machine,) = struct.unpack_from(endian + "H", head, 18)
+        return {
+            "format": "ELF",
+            "machine": ELF_MACHINES.get(machine, str(machine)),
+            "machine_code": machine,
+            "bits": 64 if head[4] == 2 else 32,
+        }
+    if head[:4] in (b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe", b"\xca\xfe\xba\xbe"):
+        return {"format": "Mach-O", "machine": None}
+    return {"format": "unknown", "machine": None, "error": "unrecognised header"}
+
+
+_VERSION_IN_NAME = re.compile(r"(\d+\.\d+\.\d+(?:\.\d+)?)")
+
+
+def version_in_name(name: str) -> Optional[str]:
+    match = _VERSION_IN_NAME.search(name)
+    return match.group(1) if match else None
+
+
+def canonical_name(name: str) -> str:
+    """PEP 503 normalised distribution name."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def is_windows() -> bool:
+    return sys.platform == "win32"
+
+
+def env_value(name: str) -> Optional[str]:
+    value = os.environ.get(name)
+    return show(value) if value is not None else None

@@ -1,0 +1,517 @@
+"""Probe 3: every distribution that provides ``onnxruntime`` / ``onnxruntime_qnn``,
+and whose files are really on disk.
+
+Works from the files alone (dist-info folders, RECORD, top_level.txt) and
+never imports onnxruntime, so it works when onnxruntime crashes on import.
+Cost grows linearly with the number of installed distributions: an unrelated
+distribution costs one small file read (``top_level.txt``), or one RECORD
+read when that file is missing.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import io
+import os
+import re
+import sys
+from email.parser import HeaderParser
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+
+from ._util import canonical_name, show
+from .base import Context, ProbeOutput
+
+NAME = "installs"
+
+MODULES = ("onnxruntime", "onnxruntime_qnn")
+
+# Distribution names that are onnxruntime flavours even when they do not
+# (or no longer) provide the ``onnxruntime`` module themselves.
+_FLAVOUR_NAME = re.compile(r"^(onnxruntime|ort-nightly)([-_.].*)?$", re.IGNORECASE)
+
+# Files whose owner decides what actually runs: the native extension, the
+# runtime libraries, the QNN backend libraries and their signed catalogues.
+_KEY_FILE = re.compile(
+    r"(pybind11_state|^(lib)?onnxruntime[^/]*\.(dll|so|dylib|pyd)|qnn|htpprepare|genie|\.cat$)",
+    re.IGNORECASE,
+)
+_RECORD_MODULE_LINE = re.compile(rb'(?m)^"?(onnxruntime|onnxruntime_qnn)(/|\.py)')
+
+# Hash files up to this size whenever their size matches; bigger ones are
+# hashed only when the size cannot tell two owners apart, or in deep mode.
+HASH_LIMIT = 4 * 1024 * 1024
+_MAX_LISTED = 25
+
+
+def _read_bytes(path: str, limit: int = 16 * 1024 * 1024) -> Optional[bytes]:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(limit)
+    except OSError:
+        return None
+
+
+def _hash_file(path: str, algorithm: str) -> str:
+    digest = hashlib.new(algorithm)
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1024 * 1024), b""):
+            digest.update(block)
+    return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode("ascii")
+
+
+class SearchEntry:
+    """One ``sys.path`` entry, as the import system would see it."""
+
+    def __init__(self, index: int, raw: str, kind: str) -> None:
+        self.index = index
+        self.raw = raw
+        self.path = os.path.abspath(raw or os.getcwd())
+        self.kind = kind
+        self.names: List[str] = []
+        self.error: Optional[str] = None
+
+    def as_json(self) -> Dict[str, Any]:
+        return {
+            "index": self.index,
+            "path": show(self.path),
+            "kind": self.kind,
+            "error": self.error,
+        }
+
+
+def _entry_kind(raw: str, site_dirs: Set[str], user_site: Optional[str]) -> str:
+    pythonpath = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if raw == "":
+        return "cwd"
+    norm = os.path.normcase(os.path.abspath(raw))
+    if user_site and norm == os.path.normcase(os.path.abspath(user_site)):
+        return "user_site"
+    if norm in site_dirs:
+        return "site"
+    if raw in pythonpath:
+        return "pythonpath"
+    if raw.endswith(".zip"):
+        return "zip"
+    return "other"
+
+
+class Distribution:
+    """A dist-info / egg-info folder and what its metadata and RECORD claim."""
+
+    def __init__(self, entry: SearchEntry, folder_name: str) -> None:
+        self.entry = entry
+        self.folder_name = folder_name
+        self.folder = os.path.join(entry.path, folder_name)
+        self.kind = "dist-info" if folder_name.endswith(".dist-info") else "egg-info"
+        self.name: Optional[str] = None
+        self.version: Optional[str] = None
+        self.requires_python: Optional[str] = None
+        self.requires_dist: List[str] = []
+        self.problems: List[str] = []
+        self.record: Optional[List[Tuple[str, Optional[str], Optional[int]]]] = None
+        self.top_level: Optional[List[str]] = None
+
+    @property
+    def ident(self) -> str:
+        return "%s==%s@%d" % (canonical_name(self.name or "?"), self.version, self.entry.index)
+
+    def read_metadata(self) -> None:
+        meta_name = "METADATA" if self.kind == "dist-info" else "PKG-INFO"
+        data = _read_bytes(os.path.join(self.folder, meta_name), 1024 * 1024)
+        if data is None:
+            self.problems.append("%s missing or unreadable" % meta_name)
+            name, _, version = self.folder_name.rsplit(".", 1)[0].partition("-")
+            self.name, self.version = name or None, version or None
+            return
+        try:
+            headers = HeaderParser().parsestr(data.decode("utf-8", "replace"))
+        except Exception as exc:  # noqa: BLE001 - any malformed header block
+            self.problems.append("%s unparseable: %s" % (meta_name, exc))
+            return
+        self.name = headers.get("Name")
+        self.version = headers.get("Version")
+        self.requires_python = headers.get("Requires-Python")
+        self.requires_dist = [str(v) for v in headers.get_all("Requires-Dist") or []]
+        if not self.name or not self.version:
+            self.problems.append("%s has no Name or Version" % meta_name)
+            base_name, _, version = self.folder_name.rsplit(".", 1)[0].partition("-")
+            self.name = self.name or base_name or None
+            self.version = self.version or version or None
+
+    def read_top_level(self) -> Optional[List[str]]:
+        data = _read_bytes(os.path.join(self.folder, "top_level.txt"), 65536)
+        if data is None:
+            return None
+        self.top_level = [
+            line.strip() for line in data.decode("utf-8", "replace").splitlines() if line.strip()
+        ]
+        return self.top_level
+
+    def read_record(self) -> None:
+        if self.kind != "dist-info":
+            return
+        data = _read_bytes(os.path.join(self.folder, "RECORD"))
+        if data is None:
+            self.problems.append("RECORD missing or unreadable")
+            return
+        rows: List[Tuple[str, Optional[str], Optional[int]]] = []
+        try:
+            reader = csv.reader(io.StringIO(data.decode("utf-8", "replace")))
+            for number, row in enumerate(reader, 1):
+                if not row:
+                    continue
+                if len(row) != 3:
+                    self.problems.append("RECORD line %d has %d fields" % (number, len(row)))
+                    continue
+                size: Optional[int]
+                try:
+                    size = int(row[2]) if row[2] else None
+                except ValueError:
+                    self.problems.append("RECORD line %d has a bad size" % number)
+                    size = None
+                rows.append((row[0], row[1] or None, size))
+        except csv.Error as exc:
+            self.problems.append("RECORD unparseable: %s" % exc)
+        self.record = rows
+
+    def provided_modules(self) -> List[str]:
+        found: List[str] = []
+        for module in self.top_level or []:
+            if module in MODULES and module not in found:
+                found.append(module)
+        for path, _hash, _size in self.record or []:
+            top = path.replace("\\", "/").split("/", 1)[0]
+            if top.endswith(".py"):
+                top = top[:-3]
+            if top in MODULES and top not in found:
+                found.append(top)
+        return found
+
+
+def _candidate_dists(entries: Iterable[SearchEntry]) -> List[Distribution]:
+    """Flavours by name, plus any other distribution claiming our modules."""
+    found: List[Distribution] = []
+    for entry in entries:
+        for name in entry.names:
+            if not name.endswith((".dist-info", ".egg-info")) or name.startswith("~"):
+                continue
+            dist = Distribution(entry, name)
+            if _FLAVOUR_NAME.match(name):
+                found.append(dist)
+                continue
+            top_level = dist.read_top_level()
+            if top_level is not None:
+                if any(module in MODULES for module in top_level):
+                    found.append(dist)
+                continue
+            record = _read_bytes(os.path.join(dist.folder, "RECORD"))
+            if record and _RECORD_MODULE_LINE.search(record):
+                found.append(dist)
+    return found
+
+
+def _era(dist: Distribution, modules: List[str]) -> Optional[str]:
+    name = canonical_name(dist.name or "")
+    if "onnxruntime_qnn" in modules:
+        return "plugin-2.x"
+    if name in ("onnxruntime-qnn", "ort-nightly-qnn"):
+        major = (dist.version or "").split(".", 1)[0]
+        if major.isdigit():
+            return "monolithic-1.x" if int(major) < 2 else "plugin-2.x"
+    return None
+
+
+class FileCheck:
+    """The state of one RECORD entry on disk."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.exists = False
+        self.size: Optional[int] = None
+        self._hashes: Dict[str, str] = {}
+        self.error: Optional[str] = None
+        try:
+            stat = os.stat(path)
+            self.exists = True
+            self.size = stat.st_size
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            self.error = "%s: %s" % (type(exc).__name__, exc)
+
+    def hash(self, algorithm: str) -> Optional[str]:
+        if algorithm not in self._hashes:
+            try:
+                self._hashes[algorithm] = _hash_file(self.path, algorithm)
+            except (OSError, ValueError) as exc:
+                self.error = "%s: %s" % (type(exc).__name__, exc)
+                return None
+        return self._hashes[algorithm]
+
+
+def _verdict(
+    check: FileCheck, recorded_hash: Optional[str], recorded_size: Optional[int], deep: bool
+) -> Tuple[str, str]:
+    """(status, method): does the file on disk match what RECORD says?"""
+    if check.error and not check.exists:
+        return "unreadable", "stat"
+    if not check.exists:
+        return "missing", "stat"
+    if recorded_size is not None and check.size != recorded_size:
+        return "modified", "size"
+    if not recorded_hash or "=" not in recorded_hash:
+        return "unverifiable", "no hash in RECORD"
+    if check.size is not None and check.size > HASH_LIMIT and not deep:
+        return "size-match", "size"
+    algorithm, _, expected = recorded_hash.partition("=")
+    try:
+        actual = check.hash(algorithm)
+    except Exception:  # noqa: BLE001 - unknown hash algorithm name
+        return "unverifiable", "unsupported hash %s" % algorithm
+    if actual is None:
+        return "unreadable", "hash"
+    return ("intact" if actual == expected else "modified"), "hash"
+
+
+def _module_resolution(entries: List[SearchEntry], module: str) -> Dict[str, Any]:
+    """Where ``import module`` would land, found by the import system's rules
+    applied to the directory listings (a regular package or module wins at
+    once; namespace portions only if nothing else is found)."""
+    namespace: List[str] = []
+    for entry in entries:
+        if entry.kind == "zip" or entry.error:
+            continue
+        names = set(entry.names)
+        if module in names:
+            folder = os.path.join(entry.path, module)
+            if os.path.isdir(folder):
+                init = [n for n in ("__init__.py", "__init__.pyc") if os.path.exists(os.path.join(folder, n))]
+                if init:
+                    return {
+                        "found": True,
+                        "kind": "package",
+                        "path": show(folder),
+                        "init": show(os.path.join(folder, init[0])),
+                        "_init_raw": os.path.join(folder, "__init__.py"),
+                        "entry_index": entry.index,
+                        "entry_kind": entry.kind,
+                    }
+                namespace.append(show(folder))
+        for name in names:
+            if name == module + ".py" or (
+                name.startswith(module + ".") and name.endswith((".so", ".pyd"))
+            ):
+                return {
+                    "found": True,
+                    "kind": "module",
+                    "path": show(os.path.join(entry.path, name)),
+                    "entry_index": entry.index,
+                    "entry_kind": entry.kind,
+                }
+    if namespace:
+        return {"found": True, "kind": "namespace", "path": namespace[0], "portions": namespace}
+    return {"found": False}
+
+
+def run(ctx: Context) -> ProbeOutput:
+    out = ProbeOutput()
+    deep = bool(ctx.options.get("deep"))
+    user_site = ctx.value("interpreter", "user_site")
+    site_dirs = {
+        os.path.normcase(os.path.abspath(p)) for p in ctx.value("interpreter", "site_packages", [])
+    }
+    # sys.path[0] is the script directory (cwd for ``python -c``): searched,
+    # but reported as the working directory it stands for.
+    entries: List[SearchEntry] = []
+    seen_real: Dict[str, int] = {}
+    duplicates: List[Dict[str, Any]] = []
+    for index, raw in enumerate(sys.path):
+        entry = SearchEntry(index, raw, _entry_kind(raw, site_dirs, user_site))
+        real = os.path.normcase(os.path.realpath(entry.path))
+        if real in seen_real:
+            duplicates.append({"index": index, "same_as": seen_real[real], "path": show(entry.path)})
+            continue
+        seen_real[real] = index
+        if entry.kind != "zip":
+            try:
+                entry.names = os.listdir(entry.path)
+            except FileNotFoundError:
+                entry.error = "does not exist"
+            except NotADirectoryError:
+                entry.error = "not a directory"
+            except OSError as exc:
+                entry.error = "%s: %s" % (type(exc).__name__, exc.strerror or exc)
+        entries.append(entry)
+    out.put("search_path", [e.as_json() for e in entries], "sys.path + os.listdir")
+    out.put("duplicate_search_path_entries", duplicates, "os.path.realpath of sys.path")
+
+    dists = _candidate_dists(entries)
+    results: List[Dict[str, Any]] = []
+    claims: Dict[str, List[Tuple[Distribution, Optional[str], Optional[int]]]] = {}
+    checks: Dict[str, FileCheck] = {}
+    for dist in dists:
+        dist.read_metadata()
+        if dist.top_level is None:
+            dist.read_top_level()
+        dist.read_record()
+        for rel, digest, size in dist.record or []:
+            full = os.path.normcase(os.path.normpath(os.path.join(dist.entry.path, rel)))
+            claims.setdefault(full, []).append((dist, digest, size))
+
+    def check_for(path: str) -> FileCheck:
+        if path not in checks:
+            checks[path] = FileCheck(path)
+        return checks[path]
+
+    # Files claimed by more than one distribution: whose copy is on disk?
+    shared: List[Dict[str, Any]] = []
+    on_disk_owner: Dict[str, Optional[Distribution]] = {}
+    owner_method: Dict[str, str] = {}
+    for path, claimants in claims.items():
+        if len({id(c[0]) for c in claimants}) < 2:
+            continue
+        check = check_for(path)
+        owner: Optional[Distribution] = None
+        method = "stat"
+        if check.exists:
+            by_size = [c for c in claimants if c[2] is None or c[2] == check.size]
+            method = "size"
+            if len(by_size) > 1:
+                method = "hash"
+                by_size = [
+                    c
+                    for c in by_size
+                    if c[1] and "=" in c[1] and check.hash(c[1].partition("=")[0]) == c[1].partition("=")[2]
+                ]
+            owner = by_size[0][0] if len(by_size) == 1 else None
+        on_disk_owner[path] = owner
+        owner_method[path] = method
+        shared.append(
+            {
+                "path": show(path),
+                "claimed_by": [c[0].ident for c in claimants],
+                "on_disk_owner": owner.ident if owner else None,
+                "exists": check.exists,
+                "method": method,
+            }
+        )
+
+    for dist in dists:
+        modules = dist.provided_modules()
+        info: Dict[str, Any] = {
+            "id": dist.ident,
+            "name": dist.name,
+            "canonical_name": canonical_name(dist.name or ""),
+            "version": dist.version,
+            "location": show(dist.entry.path),
+            "location_kind": dist.entry.kind,
+            "search_index": dist.entry.index,
+            "metadata_dir": show(dist.folder),
+            "metadata_kind": dist.kind,
+            "provides_modules": modules,
+            "era": _era(dist, modules),
+            "requires_python": dist.requires_python,
+            "requires_dist": dist.requires_dist,
+            "problems": dist.problems,
+        }
+        installer = _read_bytes(os.path.join(dist.folder, "INSTALLER"), 256)
+        info["installer"] = installer.decode("utf-8", "replace").strip() if installer else None
+        info["requested"] = os.path.exists(os.path.join(dist.folder, "REQUESTED"))
+        info["editable"] = os.path.exists(os.path.join(dist.folder, "direct_url.json")) and b'"editable": true' in (
+            _read_bytes(os.path.join(dist.folder, "direct_url.json"), 65536) or b""
+        )
+        files_total = files_missing = 0
+        missing: List[str] = []
+        key_files: List[Dict[str, Any]] = []
+        overwritten_by: Dict[str, int] = {}
+        for rel, digest, size in dist.record or []:
+            if rel.replace("\\", "/").split("/", 1)[0] == dist.folder_name:
+                continue  # the metadata folder itself
+            full = os.path.normcase(os.path.normpath(os.path.join(dist.entry.path, rel)))
+            files_total += 1
+            check = check_for(full)
+            base = os.path.basename(rel)
+            is_key = rel.split("/", 1)[0] in MODULES and (
+                _KEY_FILE.search(base) is not None or base == "__init__.py" and rel.count("/") == 1
+            )
+            if not check.exists:
+                files_missing += 1
+                if len(missing) < _MAX_LISTED:
+                    missing.append(rel)
+            if full in on_disk_owner and on_disk_owner[full] is not dist and check.exists:
+                other = on_disk_owner[full]
+                label = other.ident if other else "unknown"
+                overwritten_by[label] = overwritten_by.get(label, 0) + 1
+            if is_key:
+                status, method = _verdict(check, digest, size, deep)
+                if full in on_disk_owner and check.exists:
+                    owner = on_disk_owner[full]
+                    if owner is not None and owner is not dist:
+                        status, method = "overwritten", owner_method[full]
+                key_files.append(
+                    {
+                        "path": rel,
+                        "status": status,
+                        "method": method,
+                        "recorded_size": size,
+                        "size": check.size,
+                        "owner_on_disk": (
+                            on_disk_owner[full].ident
+                            if full in on_disk_owner and on_disk_owner[full] is not None
+                            else (dist.ident if status in ("intact", "size-match") else None)
+                        ),
+                    }
+                )
+        info["files_total"] = files_total
+        info["files_missing"] = files_missing
+        info["missing_examples"] = missing
+        info["record_present"] = dist.record is not None
+        info["key_files"] = key_files
+        info["overwritten_by"] = overwritten_by
+        results.append(info)
+    out.private["raw_locations"] = {show(d.entry.path): d.entry.path for d in dists}
+    out.private["raw_search_path"] = [e.path for e in entries]
+    out.put("distributions", results, "dist-info METADATA/RECORD/top_level.txt on sys.path")
+    out.put("shared_files", shared[:200], "RECORD entries claimed by several distributions")
+    out.put("shared_files_total", len(shared), "RECORD entries claimed by several distributions")
+
+    resolution: Dict[str, Any] = {}
+    for module in MODULES:
+        found = _module_resolution(entries, module)
+        init = found.pop("_init_raw", None)
+        if init:
+            target = os.path.normcase(os.path.normpath(init))
+            found["owners"] = [c[0].ident for c in claims.get(target, [])]
+        resolution[module] = found
+    out.put("would_import", resolution, "path search over sys.path (no import)")
+
+    leftovers: List[Dict[str, Any]] = []
+    for entry in entries:
+        for name in entry.names:
+            lower = name.lower()
+            if name.startswith("~") and ("nnxruntime" in lower or "rt_nightly" in lower or "rt-nightly" in lower):
+                leftovers.append(
+                    {"kind": "pip-temp-rename", "path": show(os.path.join(entry.path, name))}
+                )
+        for module in MODULES:
+            if module not in entry.names or not os.path.isdir(os.path.join(entry.path, module)):
+                continue
+            init = os.path.normcase(os.path.normpath(os.path.join(entry.path, module, "__init__.py")))
+            if init not in claims:
+                leftovers.append(
+                    {
+                        "kind": "files-without-metadata",
+                        "path": show(os.path.join(entry.path, module)),
+                        "module": module,
+                    }
+                )
+    for info in results:
+        if info["record_present"] and info["files_total"] and info["files_missing"] == info["files_total"]:
+            leftovers.append({"kind": "metadata-without-files", "path": info["metadata_dir"], "dist": info["id"]})
+        elif info["problems"] and not info["record_present"] and info["metadata_kind"] == "dist-info":
+            leftovers.append({"kind": "broken-metadata", "path": info["metadata_dir"], "dist": info["id"]})
+    out.put("leftovers", leftovers, "sys.path folder listings")
+    out.put("hash_limit_bytes", None if deep else HASH_LIMIT, "probe option deep")
+    return out

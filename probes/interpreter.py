@@ -1,0 +1,112 @@
+"""Probe 1: the interpreter itself, as the target process sees it."""
+
+from __future__ import annotations
+
+import locale
+import os
+import platform
+import site
+import struct
+import sys
+import sysconfig
+from typing import Any, Dict, List, Optional
+
+from . import os_windows
+from ._util import is_windows, normalize_arch, show
+from .base import Context, ProbeOutput
+
+NAME = "interpreter"
+
+
+def marker_environment() -> Dict[str, str]:
+    """PEP 508 marker variables, computed like ``packaging.markers``, so that
+    qnndoctor can evaluate requirement markers for *this* interpreter."""
+    info = sys.implementation.version
+    iver = "{0.major}.{0.minor}.{0.micro}".format(info)
+    if info.releaselevel != "final":
+        iver += info.releaselevel[0] + str(info.serial)
+    return {
+        "implementation_name": sys.implementation.name,
+        "implementation_version": iver,
+        "os_name": os.name,
+        "platform_machine": platform.machine(),
+        "platform_release": platform.release(),
+        "platform_system": platform.system(),
+        "platform_version": platform.version(),
+        "python_full_version": platform.python_version(),
+        "platform_python_implementation": platform.python_implementation(),
+        "python_version": ".".join(platform.python_version_tuple()[:2]),
+        "sys_platform": sys.platform,
+    }
+
+
+def _user_site() -> Optional[str]:
+    try:
+        return show(site.getusersitepackages())
+    except Exception:  # noqa: BLE001 - broken site.py in old virtualenvs
+        return None
+
+
+def _site_packages() -> List[str]:
+    getter = getattr(site, "getsitepackages", None)
+    if getter is None:  # virtualenv < 20 ships a site.py without it
+        paths = sysconfig.get_paths()
+        return [show(paths["purelib"]), show(paths["platlib"])]
+    return [show(path) for path in getter()]
+
+
+def run(ctx: Context) -> ProbeOutput:
+    out = ProbeOutput()
+    out.put("executable", show(sys.executable), "sys.executable")
+    base_exe = getattr(sys, "_base_executable", None)
+    out.put("base_executable", show(base_exe) if base_exe else None, "sys._base_executable")
+    out.put("version", sys.version, "sys.version")
+    out.put("version_info", list(sys.version_info[:3]), "sys.version_info")
+    out.put("implementation", sys.implementation.name, "sys.implementation.name")
+    out.put("cache_tag", sys.implementation.cache_tag, "sys.implementation.cache_tag")
+    out.put("pointer_bits", struct.calcsize("P") * 8, "struct.calcsize('P')")
+    out.put("sysconfig_platform", sysconfig.get_platform(), "sysconfig.get_platform()")
+    out.put("platform_machine", platform.machine(), "platform.machine()")
+    out.put("sys_platform", sys.platform, "sys.platform")
+    out.put("soabi", sysconfig.get_config_var("SOABI"), "sysconfig SOABI")
+    out.put("ext_suffix", sysconfig.get_config_var("EXT_SUFFIX"), "sysconfig EXT_SUFFIX")
+    # The architecture the interpreter was *built* for: the reliable answer,
+    # unlike platform.machine(), which reports the OS's idea on some versions.
+    plat = sysconfig.get_platform()
+    built_for = plat.split("-", 1)[1] if "-" in plat else plat
+    if plat.startswith("macosx") and plat.endswith("universal2"):
+        built_for = platform.machine()
+    out.put("build_arch", normalize_arch(built_for), "sysconfig.get_platform()")
+    gil_disabled = sysconfig.get_config_var("Py_GIL_DISABLED")
+    out.put("free_threaded", bool(gil_disabled), "sysconfig Py_GIL_DISABLED")
+    is_gil_enabled = getattr(sys, "_is_gil_enabled", None)
+    out.put(
+        "gil_enabled",
+        bool(is_gil_enabled()) if is_gil_enabled else True,
+        "sys._is_gil_enabled()",
+    )
+    out.put("prefix", show(sys.prefix), "sys.prefix")
+    out.put("base_prefix", show(getattr(sys, "base_prefix", sys.prefix)), "sys.base_prefix")
+    in_venv = getattr(sys, "base_prefix", sys.prefix) != sys.prefix or hasattr(sys, "real_prefix")
+    out.put("in_venv", in_venv, "sys.prefix != sys.base_prefix")
+    conda = os.path.isdir(os.path.join(sys.prefix, "conda-meta"))
+    out.put("conda", conda, "conda-meta folder in sys.prefix")
+    out.put("user_site_enabled", bool(site.ENABLE_USER_SITE), "site.ENABLE_USER_SITE")
+    out.put("user_site", _user_site(), "site.getusersitepackages()")
+    out.put("site_packages", _site_packages(), "site.getsitepackages()")
+    out.put("utf8_mode", bool(sys.flags.utf8_mode), "sys.flags.utf8_mode")
+    out.put("filesystem_encoding", sys.getfilesystemencoding(), "sys.getfilesystemencoding()")
+    out.put("filesystem_errors", sys.getfilesystemencodeerrors(), "sys.getfilesystemencodeerrors()")
+    out.put(
+        "locale_encoding", locale.getpreferredencoding(False), "locale.getpreferredencoding(False)"
+    )
+    code_pages: Optional[Dict[str, int]] = os_windows.code_pages() if is_windows() else None
+    out.put("windows_code_pages", code_pages, "GetACP()/GetOEMCP()")
+    out.put("marker_environment", marker_environment(), "platform/sys (PEP 508)")
+    entries: List[Dict[str, Any]] = []
+    pythonpath = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    for index, entry in enumerate(sys.path):
+        entries.append({"index": index, "path": show(entry), "from_pythonpath": entry in pythonpath})
+    out.put("sys_path", entries, "sys.path")
+    out.put("cwd", show(os.getcwd()), "os.getcwd()")
+    return out

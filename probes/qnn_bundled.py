@@ -1,0 +1,173 @@
+"""Probe 6: the QNN libraries that ship inside onnxruntime-qnn.
+
+1.x keeps them in ``onnxruntime/capi/``; 2.x in ``onnxruntime_qnn/`` and
+possibly ``onnxruntime_qnn/libs/<arch>/``. Only headers are read here (binary
+format and machine); PE version resources are read on qnndoctor's side.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Dict, List, Optional, Tuple
+
+from ._util import binary_format, normalize_arch, show
+from .base import Context, ProbeOutput
+
+NAME = "qnn_bundled"
+
+_LIB_SUFFIX = re.compile(r"\.(dll|so(\.\d+)*|dylib|cat)$", re.IGNORECASE)
+_HEXAGON = re.compile(r"v(\d{2,3})", re.IGNORECASE)
+
+# (pattern on the lower-cased file name, kind). First match wins.
+_KINDS: List[Tuple[re.Pattern[str], str]] = [
+    (re.compile(r"qnnhtpv\d+stub"), "htp_stub"),
+    (re.compile(r"qnnhtpv\d+skel"), "htp_skel"),
+    (re.compile(r"qnnhtpv\d+\.cat$|qnnhtp.*\.cat$"), "signed_catalog"),
+    (re.compile(r"\.cat$"), "signed_catalog"),
+    (re.compile(r"qnnhtpprepare|^(lib)?htpprepare"), "htp_prepare"),
+    (re.compile(r"qnnhtpnetrun"), "htp_netrun_extensions"),
+    (re.compile(r"qnnhtp\."), "backend_htp"),
+    (re.compile(r"^(lib)?qnnhtp\.so"), "backend_htp"),
+    (re.compile(r"qnnsystem"), "system"),
+    (re.compile(r"qnncpu"), "backend_cpu"),
+    (re.compile(r"qnngpu"), "backend_gpu"),
+    (re.compile(r"qnnsaver"), "backend_saver"),
+    (re.compile(r"qnnir"), "backend_ir"),
+    (re.compile(r"genie"), "genie"),
+    (re.compile(r"onnxruntime_providers_qnn"), "ort_provider_qnn"),
+    (re.compile(r"onnxruntime_providers_shared"), "ort_providers_shared"),
+    (re.compile(r"^(lib)?onnxruntime[._]"), "ort_runtime"),
+    (re.compile(r"qnn"), "qnn_other"),
+]
+
+
+def classify(file_name: str) -> Optional[str]:
+    lower = file_name.lower()
+    if not _LIB_SUFFIX.search(lower) and "pybind11_state" not in lower:
+        return None
+    if "pybind11_state" in lower:
+        return "ort_pybind"
+    for pattern, kind in _KINDS:
+        if pattern.search(lower):
+            return kind
+    return None
+
+
+def hexagon_version(file_name: str, kind: str) -> Optional[int]:
+    if kind not in ("htp_stub", "htp_skel", "signed_catalog"):
+        return None
+    match = _HEXAGON.search(file_name.lower().replace("qnnhtp", ""))
+    return int(match.group(1)) if match else None
+
+
+def _qnn_version_from_package_info(folder: str) -> Tuple[Optional[str], Optional[str]]:
+    """``qnn_version`` and ``__version__`` from build_and_package_info.py, read
+    as text: importing the package would load the native libraries."""
+    path = os.path.join(folder, "build_and_package_info.py")
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(65536).decode("utf-8", "replace")
+    except OSError:
+        return None, None
+    qnn = re.search(r"""(?m)^qnn_version\s*=\s*['"]([^'"]+)['"]""", text)
+    version = re.search(r"""(?m)^__version__\s*=\s*['"]([^'"]+)['"]""", text)
+    return (qnn.group(1) if qnn else None, version.group(1) if version else None)
+
+
+def _library_folders(dist: Dict[str, Any]) -> List[Tuple[str, str]]:
+    """(folder, role) pairs where this distribution keeps native libraries."""
+    location = dist["_location_raw"]
+    folders: List[Tuple[str, str]] = []
+    if "onnxruntime_qnn" in dist.get("provides_modules", []):
+        base = os.path.join(location, "onnxruntime_qnn")
+        folders.append((base, "onnxruntime_qnn"))
+        libs = os.path.join(base, "libs")
+        if os.path.isdir(libs):
+            for arch in sorted(os.listdir(libs)):
+                if os.path.isdir(os.path.join(libs, arch)):
+                    folders.append((os.path.join(libs, arch), "onnxruntime_qnn/libs/" + arch))
+    if "onnxruntime" in dist.get("provides_modules", []):
+        folders.append((os.path.join(location, "onnxruntime", "capi"), "onnxruntime/capi"))
+    return folders
+
+
+def _scan_folder(folder: str, role: str) -> Dict[str, Any]:
+    entry: Dict[str, Any] = {"path": show(folder), "role": role, "libraries": []}
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError as exc:
+        entry["error"] = "%s: %s" % (type(exc).__name__, exc.strerror or exc)
+        return entry
+    libraries: List[Dict[str, Any]] = []
+    for name in names:
+        kind = classify(name)
+        if kind is None:
+            continue
+        full = os.path.join(folder, name)
+        lib: Dict[str, Any] = {"name": show(name), "path": show(full), "kind": kind}
+        try:
+            lib["size"] = os.path.getsize(full)
+        except OSError as exc:
+            lib["error"] = "%s: %s" % (type(exc).__name__, exc.strerror or exc)
+            libraries.append(lib)
+            continue
+        hexagon = hexagon_version(name, kind)
+        if hexagon is not None:
+            lib["hexagon_version"] = hexagon
+        if kind != "signed_catalog":
+            try:
+                header = binary_format(full)
+            except OSError as exc:
+                header = {"format": None, "error": "%s: %s" % (type(exc).__name__, exc)}
+            lib["format"] = header.get("format")
+            lib["machine"] = header.get("machine")
+            lib["arch"] = normalize_arch(header.get("machine"))
+            if header.get("error"):
+                lib["error"] = header["error"]
+        libraries.append(lib)
+    entry["libraries"] = libraries
+    if role.startswith("onnxruntime_qnn") and role.count("/") == 0:
+        qnn, version = _qnn_version_from_package_info(folder)
+        entry["package_info_qnn_version"] = qnn
+        entry["package_info_version"] = version
+    return entry
+
+
+def run(ctx: Context) -> ProbeOutput:
+    out = ProbeOutput()
+    dists = ctx.value("installs", "distributions")
+    if dists is None:
+        raise RuntimeError("the installs probe did not run; bundled libraries unknown")
+    bundles: List[Dict[str, Any]] = []
+    for dist in dists:
+        has_qnn_name = "qnn" in dist.get("canonical_name", "")
+        if not has_qnn_name and dist.get("era") is None:
+            continue
+        raw_locations = ctx.private("installs", "raw_locations", {})
+        dist = dict(dist, _location_raw=raw_locations.get(dist["location"], dist["location"]))
+        bundle: Dict[str, Any] = {
+            "dist": dist["id"],
+            "name": dist["name"],
+            "version": dist["version"],
+            "era": dist.get("era"),
+            "folders": [_scan_folder(folder, role) for folder, role in _library_folders(dist)],
+        }
+        qnn_versions = {f.get("package_info_qnn_version") for f in bundle["folders"]} - {None}
+        bundle["qnn_version"] = sorted(qnn_versions)[0] if len(qnn_versions) == 1 else None
+        bundle["qnn_version_source"] = (
+            "onnxruntime_qnn/build_and_package_info.py" if bundle["qnn_version"] else None
+        )
+        stubs = set()
+        skels = set()
+        for folder in bundle["folders"]:
+            for lib in folder["libraries"]:
+                if lib["kind"] == "htp_stub" and "hexagon_version" in lib:
+                    stubs.add(lib["hexagon_version"])
+                if lib["kind"] == "htp_skel" and "hexagon_version" in lib:
+                    skels.add(lib["hexagon_version"])
+        bundle["stub_hexagon_versions"] = sorted(stubs)
+        bundle["skel_hexagon_versions"] = sorted(skels)
+        bundles.append(bundle)
+    out.put("bundles", bundles, "folder listings of installed onnxruntime-qnn + binary headers")
+    return out

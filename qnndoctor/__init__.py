@@ -1,0 +1,6 @@
+"""qnndoctor: diagnose onnxruntime-qnn installations and prove they run on the NPU.
+
+Data flows one way: probes -> facts -> rules -> findings -> report -> renderers.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,50 @@
+"""Reading native binaries on qnndoctor's side, after the probes reported paths.
+
+The probe program has only the standard library; here ``pefile`` reads PE
+version resources and the ARM64X/ARM64EC distinction, which decide which QNN
+runtime a wheel really bundles and whether an emulated process can load it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from ..facts import ERROR, OK, Facts, ProbeFacts
+from . import pe
+
+NAME = "binaries"
+
+
+def _library_paths(facts: Facts) -> Iterable[str]:
+    for bundle in facts.value("qnn_bundled", "bundles", []) or []:
+        for folder in bundle.get("folders", []):
+            for lib in folder.get("libraries", []):
+                if lib.get("format") == "PE" and lib.get("path"):
+                    yield str(lib["path"])
+
+
+def read_binaries(facts: Facts) -> ProbeFacts:
+    """PE details of every bundled library the probes found, keyed by path."""
+    started = time.perf_counter()
+    if not facts.ok("qnn_bundled"):
+        return ProbeFacts.failed(NAME, "Skipped", "the qnn_bundled probe did not run")
+    details: dict[str, Any] = {}
+    try:
+        for path in _library_paths(facts):
+            details[path] = pe.read_pe(path)
+    except Exception as exc:  # noqa: BLE001 - isolate: one bad file must not cost the report
+        return ProbeFacts(
+            NAME,
+            ERROR,
+            error={"type": type(exc).__name__, "message": str(exc)},
+            duration_ms=round((time.perf_counter() - started) * 1000, 2),
+        )
+    return ProbeFacts(
+        NAME,
+        OK,
+        values={"pe": details},
+        sources={"pe": "pefile: FILE_HEADER, VS_VERSIONINFO, load config (CHPE)"},
+        duration_ms=round((time.perf_counter() - started) * 1000, 2),
+    )

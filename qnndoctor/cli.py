@@ -1,0 +1,158 @@
+"""Command line: ``qnndoctor check`` and friends.
+
+JSON goes to stdout alone; logs and progress go to stderr. Exit codes:
+0 no finding at or above ``--fail-on``; 1 such findings; 2 usage error;
+3 could not check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from . import __version__
+from .findings import Severity
+from .report import EXIT_COULD_NOT_CHECK, EXIT_OK, EXIT_USAGE, SCHEMA_VERSION, Report
+from .runner import Runner
+
+
+class _Log:
+    def __init__(self, verbose: bool, stream: TextIO) -> None:
+        self.verbose = verbose
+        self.stream = stream
+
+    def __call__(self, message: str) -> None:
+        if self.verbose:
+            self.stream.write(f"qnndoctor: {message}\n")
+            self.stream.flush()
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="qnndoctor",
+        description="Diagnose onnxruntime-qnn (Qualcomm NPU) setups.",
+    )
+    parser.add_argument("--version", action="version", version=f"qnndoctor {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    check = sub.add_parser("check", help="probe an interpreter and report findings")
+    check.add_argument("--python", metavar="PATH|auto", help="interpreter (or environment folder) to diagnose; 'auto' picks the active venv/conda env, else python on PATH")
+    check.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    check.add_argument("--json", action="store_const", const="json", dest="format", help="same as --format json")
+    check.add_argument("--no-smoke", action="store_true", help="skip the HTP smoke session")
+    check.add_argument("--fail-on", choices=("error", "warning"), default="error", help="lowest severity that makes the exit code 1 (default: error)")
+    check.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="time limit for the probe program (default 60)")
+    check.add_argument("--deep", action="store_true", help="hash every key file, however large (slower)")
+    check.add_argument("--no-redact", action="store_true", help="keep user name, host name and home paths in JSON/Markdown output")
+    check.add_argument("--from-report", metavar="FILE", help="re-diagnose the facts of a saved JSON report instead of probing")
+    check.add_argument("--list-findings", action="store_true", help="print every finding id with its title and exit")
+    check.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    return parser
+
+
+def _could_not_check_document(message: str, target: dict[str, str] | None) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "qnndoctor", "version": __version__},
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "target": target,
+        "error": {"kind": "could-not-check", "message": message},
+        "facts": {},
+        "findings": [],
+        "skipped_checks": [],
+        "smoke": None,
+        "recommendation": None,
+    }
+
+
+def _list_findings(out: TextIO) -> int:
+    from .rules import all_finding_kinds
+
+    for kind in sorted(all_finding_kinds(), key=lambda k: k.id):
+        out.write(f"{kind.id:34} {kind.severity.label:8} {kind.title}\n")
+    return EXIT_OK
+
+
+def _load_saved(path: str) -> tuple[Any, Any]:
+    from .facts import Facts
+    from .target import Target
+
+    data = json.loads(Path(path).read_text("utf-8"))
+    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
+        raise ValueError(f"{path}: not a qnndoctor schema_version {SCHEMA_VERSION} report")
+    target = data.get("target") or {}
+    return (
+        Target(str(target.get("python")), f"saved report {path} ({target.get('how_chosen')})"),
+        Facts.from_json(data.get("facts") or {}),
+    )
+
+
+def run_check(args: argparse.Namespace, out: TextIO, err: TextIO, runner: Runner | None = None) -> int:
+    log = _Log(args.verbose, err)
+    if args.list_findings:
+        return _list_findings(out)
+    from . import matrixdata
+    from .collect import CouldNotCheck, run_probes
+    from .report import build
+    from .target import TargetError, resolve
+
+    started = time.perf_counter()
+    try:
+        if args.from_report:
+            target, facts = _load_saved(args.from_report)
+        else:
+            target = resolve(args.python)
+            log(f"target: {target.python} ({target.how_chosen})")
+            probe_run = run_probes(target, runner=runner, timeout=args.timeout, deep=args.deep)
+            facts = probe_run.facts
+            log(f"probes finished in {probe_run.completed.duration_s:.3f} s")
+    except (TargetError, CouldNotCheck, OSError, ValueError) as exc:
+        err.write(f"qnndoctor: could not check: {exc}\n")
+        if isinstance(exc, CouldNotCheck) and exc.completed is not None and args.verbose:
+            err.write(exc.completed.stderr_text()[-4000:] + "\n")
+        if args.format == "json":
+            target_json = None if args.python is None and args.from_report else {"python": str(args.python or sys.executable), "how_chosen": "--python" if args.python else "default"}
+            from .render import renderer
+
+            renderer("json")(_could_not_check_document(str(exc), target_json), out)
+        return EXIT_COULD_NOT_CHECK
+    report: Report = build(target, facts, matrixdata.load())
+    log(f"diagnosed in {time.perf_counter() - started:.3f} s")
+    document = report.to_json()
+    if args.format in ("json", "markdown") and not args.no_redact:
+        from .redact import Redactor
+
+        homes = [
+            str(entry["path"])
+            for entry in facts.value("paths", "non_ascii", []) or []
+            if entry.get("label") in ("home", "env HOME", "env USERPROFILE")
+        ]
+        document = Redactor.for_this_machine(homes).value(document)
+        document["redacted"] = True
+    else:
+        document["redacted"] = False
+    from .render import renderer
+
+    renderer(args.format)(document, out)
+    return report.exit_code(Severity.parse(args.fail_on))
+
+
+def main(argv: list[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="replace")
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+    if args.command == "check":
+        if args.timeout <= 0:
+            parser.error("--timeout must be positive")
+        return run_check(args, sys.stdout, sys.stderr)
+    return EXIT_USAGE

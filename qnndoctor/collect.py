@@ -1,0 +1,142 @@
+"""Running the probe program inside the target interpreter and turning its
+output into facts. Also the host-side binary reading that follows."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from .binaries import read_binaries
+from .facts import Facts, ProbeFacts
+from .runner import Completed, Runner, SubprocessRunner
+from .target import Target
+
+MARKER = "@@qnndoctor-probe@@"
+
+
+def probes_dir() -> Path:
+    """Where the probe package lives: inside the installed wheel, or the repo's
+    ``probes/`` folder in an editable install (found without importing it)."""
+    spec = importlib.util.find_spec("qnndoctor.probes")
+    if spec is None or not spec.submodule_search_locations:
+        raise CouldNotCheck("the qnndoctor.probes package is missing from this installation")
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+# Loads the probes under a private package name straight from their folder:
+# nothing is added to the target's sys.path, so what the probes see of
+# sys.path is exactly what the target's own code sees.
+BOOTSTRAP = (
+    "import os, sys, importlib.util as u\n"
+    "d = sys.argv[1]\n"
+    "s = u.spec_from_file_location('_qnndoctor_probes', os.path.join(d, '__init__.py'),"
+    " submodule_search_locations=[d])\n"
+    "m = u.module_from_spec(s)\n"
+    "sys.modules[s.name] = m\n"
+    "s.loader.exec_module(m)\n"
+    "sys.exit(m.main(sys.argv[2:]))\n"
+)
+
+
+class CouldNotCheck(Exception):
+    """The probe program could not run in the target (exit code 3)."""
+
+    def __init__(self, message: str, completed: Completed | None = None) -> None:
+        super().__init__(message)
+        self.completed = completed
+
+
+@dataclass(frozen=True)
+class ProbeRun:
+    facts: Facts
+    completed: Completed
+    noise: str
+
+
+def probe_argv(target: Target, *, deep: bool = False, model: str | None = None) -> list[str]:
+    argv = [target.python, "-B", "-c", BOOTSTRAP, str(probes_dir())]
+    if deep:
+        argv.append("--deep")
+    if model:
+        argv.append(f"--model={model}")
+    return argv
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    # Would turn the child interactive or change what it reports about itself.
+    for variable in ("PYTHONINSPECT", "PYTHONSTARTUP", "PYTHONDONTWRITEBYTECODE"):
+        env.pop(variable, None)
+    return env
+
+
+def parse_probe_output(completed: Completed) -> tuple[dict[str, Any], str]:
+    """The probe document, and whatever else the interpreter printed."""
+    text = completed.stdout_text()
+    document: dict[str, Any] | None = None
+    noise_lines: list[str] = []
+    for line in text.splitlines():
+        if line.startswith(MARKER):
+            try:
+                loaded = json.loads(line[len(MARKER) :])
+            except json.JSONDecodeError as exc:
+                raise CouldNotCheck(f"probe output is not valid JSON: {exc}", completed) from exc
+            if isinstance(loaded, dict):
+                document = loaded
+        elif line.strip():
+            noise_lines.append(line)
+    if document is None or not isinstance(document.get("probes"), dict):
+        raise CouldNotCheck("the probe program printed no result", completed)
+    return document, "\n".join(noise_lines)
+
+
+def run_probes(
+    target: Target,
+    *,
+    runner: Runner | None = None,
+    timeout: float = 60.0,
+    deep: bool = False,
+    model: str | None = None,
+) -> ProbeRun:
+    """Run all probes in the target, then read bundled binaries here."""
+    runner = runner or SubprocessRunner()
+    completed = runner.run(
+        probe_argv(target, deep=deep, model=model), timeout=timeout, env=_child_env()
+    )
+    if completed.start_error:
+        raise CouldNotCheck(f"cannot start {target.python}: {completed.start_error}", completed)
+    if completed.timed_out:
+        raise CouldNotCheck(
+            f"the probe program did not finish within {timeout:g} s and was killed", completed
+        )
+    if completed.exit_code != 0:
+        tail = completed.stderr_text().strip().splitlines()[-3:]
+        raise CouldNotCheck(
+            f"{target.python} exited with code {completed.exit_code} while probing"
+            + (f": {' | '.join(tail)}" if tail else ""),
+            completed,
+        )
+    document, noise = parse_probe_output(completed)
+    facts = Facts.from_json(document["probes"])
+    facts = facts.with_probe(read_binaries(facts))
+    facts = facts.with_probe(
+        ProbeFacts(
+            "probe_run",
+            "ok",
+            values=MappingProxyType(
+                {
+                    "protocol": document.get("protocol"),
+                    "duration_s": round(completed.duration_s, 3),
+                    "stdout_noise": noise[-2000:] or None,
+                    "stderr": completed.stderr_text()[-2000:] or None,
+                }
+            ),
+            sources=MappingProxyType({"duration_s": "qnndoctor runner"}),
+        )
+    )
+    return ProbeRun(facts=facts, completed=completed, noise=noise)

@@ -1,0 +1,98 @@
+"""Findings: what the rules conclude, as immutable values."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Severity(enum.IntEnum):
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        return cls[text.upper()]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One fact a finding rests on: ``fact`` is a path into the facts."""
+
+    fact: str
+    value: Any
+
+    def to_json(self) -> dict[str, Any]:
+        return {"fact": self.fact, "value": self.value}
+
+
+@dataclass(frozen=True)
+class Fix:
+    """What to do. Commands are shown, never run by qnndoctor."""
+
+    text: str
+    commands: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "commands": list(self.commands)}
+
+
+@dataclass(frozen=True)
+class FindingKind:
+    """A finding's stable identity: id, default severity and title."""
+
+    id: str
+    severity: Severity
+    title: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    id: str
+    severity: Severity
+    title: str
+    explanation: str
+    evidence: tuple[Evidence, ...] = ()
+    fix: Fix | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "severity": self.severity.label,
+            "title": self.title,
+            "explanation": self.explanation,
+            "evidence": [e.to_json() for e in self.evidence],
+            "fix": self.fix.to_json() if self.fix else None,
+        }
+
+
+@dataclass(frozen=True)
+class SkippedCheck:
+    """A rule that could not run, with the reason as a value."""
+
+    rule: str
+    reason: str
+    finding_ids: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rule": self.rule, "reason": self.reason, "finding_ids": list(self.finding_ids)}
+
+
+def make(kind: FindingKind, explanation: str, evidence: tuple[Evidence, ...] = (),
+         fix: Fix | None = None, *, severity: Severity | None = None,
+         title: str | None = None) -> Finding:
+    """A finding of ``kind``; severity and title may be sharpened per case."""
+    return Finding(
+        id=kind.id,
+        severity=severity or kind.severity,
+        title=title or kind.title,
+        explanation=explanation,
+        evidence=evidence,
+        fix=fix,
+    )

@@ -1,0 +1,92 @@
+"""Loading the maintained matrix data (``qnndoctor.matrix``) into values."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .facts import Facts
+
+
+@dataclass(frozen=True)
+class Soc:
+    part: str
+    aliases: tuple[str, ...]
+    marketing_names: tuple[str, ...]
+    htp_arch: int | None
+    qnn_soc_model: int | None
+    linux_soc_ids: tuple[int, ...]
+    windows_patterns: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Matrix:
+    socs: tuple[Soc, ...]
+    source: str
+
+
+def _soc(entry: dict[str, Any]) -> Soc:
+    return Soc(
+        part=str(entry["part"]),
+        aliases=tuple(entry.get("part_aliases") or ()),
+        marketing_names=tuple(entry.get("marketing_names") or ()),
+        htp_arch=entry.get("htp_arch"),
+        qnn_soc_model=entry.get("qnn_soc_model"),
+        linux_soc_ids=tuple(int(i) for i in entry.get("linux_soc_ids") or ()),
+        windows_patterns=tuple(entry.get("windows_processor_name_patterns") or ()),
+    )
+
+
+def load(directory: Path | None = None) -> Matrix:
+    """The bundled matrix, or the one in ``directory``."""
+    if directory is None:
+        text = resources.files("qnndoctor.matrix").joinpath("socs.json").read_text("utf-8")
+        source = "bundled qnndoctor.matrix/socs.json"
+    else:
+        text = (directory / "socs.json").read_text("utf-8")
+        source = str(directory / "socs.json")
+    data = json.loads(text)
+    return Matrix(socs=tuple(_soc(e) for e in data["socs"]), source=source)
+
+
+@dataclass(frozen=True)
+class SocMatch:
+    soc: Soc
+    matched_by: str
+    fact: str
+    value: str
+
+
+def _token(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def identify_soc(facts: Facts, matrix: Matrix) -> SocMatch | None:
+    """Which SoC the soc probe's raw identity strings name, if any."""
+    name = facts.value("soc", "processor_name")
+    if isinstance(name, str) and name:
+        squashed = _token(name)
+        # SKU tokens (X1E78100) before family phrases ("Snapdragon(R) X Plus").
+        for specific in (True, False):
+            for soc in matrix.socs:
+                for pattern in soc.windows_patterns:
+                    is_sku = " " not in pattern
+                    if is_sku == specific and _token(pattern) and _token(pattern) in squashed:
+                        return SocMatch(soc, f"processor name contains {pattern!r}",
+                                        "soc.processor_name", name)
+    socinfo = facts.value("soc", "socinfo") or {}
+    soc_id = socinfo.get("soc_id") if isinstance(socinfo, dict) else None
+    if isinstance(soc_id, str) and soc_id.strip().isdigit():
+        for soc in matrix.socs:
+            if int(soc_id) in soc.linux_soc_ids:
+                return SocMatch(soc, f"Linux soc_id {soc_id}", "soc.socinfo.soc_id", soc_id)
+    machine = socinfo.get("machine") if isinstance(socinfo, dict) else None
+    if isinstance(machine, str) and machine:
+        for soc in matrix.socs:
+            if _token(machine) in {_token(p) for p in (soc.part, *soc.aliases)}:
+                return SocMatch(soc, f"Linux soc0 machine {machine}", "soc.socinfo.machine", machine)
+    return None

@@ -1,0 +1,72 @@
+"""Redaction of ticket dumps: no user name, host name, home path or secret
+leaves the machine unless asked (``--no-redact``)."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import re
+import socket
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s:@]+(:[^/\s@]*)?@")
+_SECRET_ASSIGNMENT = re.compile(
+    r"(?i)\b([A-Z0-9_]*(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY)[A-Z0-9_]*)=([^\s;]+)"
+)
+
+
+class Redactor:
+    """Replaces home paths with ``~``, the user name (as a path component)
+    with ``<user>``, the host name with ``<host>`` and credentials in URLs or
+    ``*TOKEN=``-style assignments with ``<redacted>``, in every string of a
+    JSON-like value."""
+
+    def __init__(self, homes: Iterable[str], users: Iterable[str], hosts: Iterable[str]) -> None:
+        self._homes = sorted({h.rstrip("\\/") for h in homes if h and len(h.rstrip("\\/")) > 1}, key=len, reverse=True)
+        # A user name is replaced where it is a path component, so that a short
+        # name ("ai") does not eat ordinary words.
+        self._users = [
+            re.compile(rf"(?i)(?<=[\\/]){re.escape(u)}(?=[\\/]|$)")
+            for u in sorted({u for u in users if u}, key=len, reverse=True)
+        ]
+        self._hosts = [
+            re.compile(rf"(?i)(?<![A-Za-z0-9]){re.escape(h)}(?![A-Za-z0-9])")
+            for h in sorted({h for h in hosts if h and len(h) >= 2}, key=len, reverse=True)
+        ]
+
+    @classmethod
+    def for_this_machine(cls, extra_homes: Iterable[str] = ()) -> Redactor:
+        homes = [str(Path.home()), *extra_homes]
+        homes += [os.environ[v] for v in ("HOME", "USERPROFILE") if os.environ.get(v)]
+        users = {Path(h.rstrip("\\/")).name for h in homes}
+        try:
+            users.add(getpass.getuser())
+        except Exception:  # noqa: BLE001 - no user database entry (containers)
+            pass
+        users.update(os.environ[v] for v in ("USER", "USERNAME", "LOGNAME") if os.environ.get(v))
+        users -= {"root", "home", "Users", "users", ""}
+        hosts = {socket.gethostname(), os.environ.get("COMPUTERNAME", "")}
+        hosts |= {h.split(".")[0] for h in hosts if h}
+        return cls(homes, users, hosts)
+
+    def text(self, value: str) -> str:
+        for home in self._homes:
+            for variant in {home, home.replace("\\", "/"), home.replace("/", "\\")}:
+                value = value.replace(variant, "~")
+        for pattern in self._users:
+            value = pattern.sub("<user>", value)
+        for pattern in self._hosts:
+            value = pattern.sub("<host>", value)
+        value = _URL_CREDENTIALS.sub(r"\1<redacted>@", value)
+        return _SECRET_ASSIGNMENT.sub(r"\1=<redacted>", value)
+
+    def value(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.text(str(k)): self.value(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.value(v) for v in value]
+        return value

@@ -1,0 +1,50 @@
+"""Markdown renderer: a block ready to paste into a GitHub issue."""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from .summary import counts, sections, smoke_line
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render(report: dict[str, Any], stream: TextIO) -> None:
+    c = counts(report)
+    tool = report.get("tool", {})
+    target = report.get("target", {})
+    out = [
+        f"### qnndoctor {tool.get('version')} report",
+        "",
+        f"**Target:** `{target.get('python')}` ({target.get('how_chosen')})  ",
+        f"**Result:** {c['error']} error(s), {c['warning']} warning(s), {c['info']} info",
+        "",
+        "| severity | id | finding |",
+        "|---|---|---|",
+    ]
+    for f in report.get("findings", []):
+        out.append(f"| {f['severity']} | `{f['id']}` | {_cell(f['title'])} |")
+    if not report.get("findings"):
+        out.append("| - | - | no findings |")
+    out.append("")
+    for f in report.get("findings", []):
+        out += [f"#### {f['severity'].upper()} `{f['id']}`: {f['title']}", "", f["explanation"], ""]
+        fix = f.get("fix")
+        if fix:
+            out += [f"**Fix:** {fix['text']}", ""]
+            if fix.get("commands"):
+                out += ["```", *fix["commands"], "```", ""]
+    out += ["<details><summary>Environment</summary>", ""]
+    for section in sections(report):
+        out.append(f"**{section.title}**{'' if section.ok else ' (could not check)'}")
+        out += [f"- {_cell(line)}" for line in section.lines]
+        out.append("")
+    out.append(f"**Smoke session:** {smoke_line(report)}")
+    for skipped in report.get("skipped_checks", []):
+        out.append(f"- skipped `{skipped['rule']}`: {skipped['reason']}")
+    out += ["", "</details>", ""]
+    if report.get("redacted"):
+        out.append("_User name, host name and home path redacted._")
+    stream.write("\n".join(out) + "\n")

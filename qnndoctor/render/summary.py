@@ -1,0 +1,182 @@
+"""Human summaries of each probe section, shared by the text and Markdown
+renderers. Reads the report's JSON form only, so a saved ticket renders the
+same as a live run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+TITLES = {
+    "interpreter": "Interpreter",
+    "emulation": "Emulation",
+    "installs": "onnxruntime installs",
+    "qnn_bundled": "Bundled QNN libraries",
+    "qnn_sdk": "System QNN SDK",
+    "soc": "SoC / NPU",
+    "paths": "Non-ASCII paths",
+    "binaries": "Binary details (read by qnndoctor)",
+}
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str
+    title: str
+    ok: bool
+    lines: tuple[str, ...]
+
+
+def _interpreter(v: dict[str, Any]) -> list[str]:
+    version = ".".join(str(p) for p in v.get("version_info", []))
+    env = "venv" if v.get("in_venv") else ("conda" if v.get("conda") else "system/base")
+    lines = [
+        f"{v.get('implementation')} {version} {v.get('build_arch')} "
+        f"({v.get('sysconfig_platform')}, {v.get('pointer_bits')}-bit"
+        + (", free-threaded" if v.get("free_threaded") else "")
+        + f"), {env}",
+        f"executable: {v.get('executable')}",
+        f"encodings: filesystem {v.get('filesystem_encoding')}, locale {v.get('locale_encoding')}"
+        + (", UTF-8 mode" if v.get("utf8_mode") else "")
+        + (f", ANSI code page {v['windows_code_pages']['ansi']}" if v.get("windows_code_pages") else ""),
+    ]
+    return lines
+
+
+def _emulation(v: dict[str, Any]) -> list[str]:
+    if v.get("emulated") is True:
+        return [f"EMULATED: {v.get('process_arch')} process on {v.get('native_arch')} ({v.get('emulator')})"]
+    if v.get("emulated") is False:
+        return [f"native {v.get('process_arch')} process (machine: {v.get('native_arch')})"]
+    return ["could not tell"]
+
+
+def _installs(v: dict[str, Any]) -> list[str]:
+    lines = []
+    dists = v.get("distributions", [])
+    if not dists:
+        lines.append("no onnxruntime flavour installed")
+    for d in dists:
+        keys = d.get("key_files", [])
+        states: dict[str, int] = {}
+        for k in keys:
+            states[k.get("status", "?")] = states.get(k.get("status", "?"), 0) + 1
+        state_text = ", ".join(f"{n} {s}" for s, n in sorted(states.items()))
+        era = f", {d['era']}" if d.get("era") else ""
+        lines.append(
+            f"{d.get('name')} {d.get('version')}{era} in {d.get('location_kind')} "
+            f"[{d.get('installer') or 'no INSTALLER'}]; key files: {state_text or 'none'}"
+        )
+    for module, found in sorted((v.get("would_import") or {}).items()):
+        if found.get("found"):
+            owners = ", ".join(found.get("owners") or []) or "no owner"
+            lines.append(f"import {module} -> {found.get('path')} ({owners})")
+        else:
+            lines.append(f"import {module} -> not found")
+    if v.get("leftovers"):
+        lines.append(f"leftovers: {len(v['leftovers'])}")
+    return lines
+
+
+def _bundled(v: dict[str, Any]) -> list[str]:
+    lines = []
+    for b in v.get("bundles", []):
+        lines.append(
+            f"{b.get('name')} {b.get('version')}: QNN {b.get('qnn_version') or 'version from binaries'}; "
+            f"stubs {['v%s' % s for s in b.get('stub_hexagon_versions', [])] or 'none'}, "
+            f"skels {['v%s' % s for s in b.get('skel_hexagon_versions', [])] or 'none'}"
+        )
+        for folder in b.get("folders", []):
+            libs = folder.get("libraries", [])
+            machines = sorted({str(lib.get("machine")) for lib in libs if lib.get("machine")})
+            lines.append(f"  {folder.get('role')}: {len(libs)} libraries ({', '.join(machines) or '-'})")
+    return lines or ["no onnxruntime-qnn libraries"]
+
+
+def _sdk(v: dict[str, Any]) -> list[str]:
+    lines = []
+    for root in v.get("roots", []):
+        version = (root.get("version") or {}).get("sdk_yaml") or (root.get("version") or {}).get("from_folder_name")
+        lines.append(f"{root.get('path')} ({root.get('origin')}): version {version or 'unknown'}")
+    adsp = v.get("adsp_library_path") or {}
+    if adsp.get("set"):
+        lines.append(f"ADSP_LIBRARY_PATH={adsp.get('value')}")
+    for variable in ("qnn_on_path", "qnn_on_ld_library_path"):
+        for entry in v.get(variable, []) or []:
+            lines.append(f"{variable[7:].upper()} has QNN libraries: {entry.get('path')}")
+    return lines or ["no system QNN SDK found"]
+
+
+def _soc(v: dict[str, Any]) -> list[str]:
+    lines = []
+    if v.get("processor_name"):
+        lines.append(f"processor: {v['processor_name']}")
+    for driver in v.get("npu_drivers", []) or []:
+        lines.append(f"NPU driver: {driver.get('DriverDesc')} {driver.get('DriverVersion')}")
+    socinfo = v.get("socinfo") or {}
+    if any(socinfo.values()):
+        lines.append("socinfo: " + ", ".join(f"{k}={val}" for k, val in socinfo.items() if val))
+    if v.get("dsp_device_nodes"):
+        lines.append(f"DSP device nodes: {', '.join(v['dsp_device_nodes'])}")
+    return lines or ["no Qualcomm SoC identity found"]
+
+
+def _paths(v: dict[str, Any]) -> list[str]:
+    flagged = v.get("non_ascii", [])
+    lines = [f"{len(v.get('checked', []))} paths checked, {len(flagged)} with non-ASCII characters"]
+    lines += [f"{f.get('label')}: {f.get('path')}" for f in flagged[:6]]
+    return lines
+
+
+def _binaries(v: dict[str, Any]) -> list[str]:
+    pe = v.get("pe", {})
+    if not pe:
+        return ["no PE libraries to read"]
+    versions = sorted({str((d.get("strings") or {}).get("ProductVersion")) for d in pe.values() if d.get("strings")})
+    return [f"{len(pe)} PE files read; product versions: {', '.join(versions) or '-'}"]
+
+
+_SUMMARIZERS: dict[str, Callable[[dict[str, Any]], list[str]]] = {
+    "interpreter": _interpreter,
+    "emulation": _emulation,
+    "installs": _installs,
+    "qnn_bundled": _bundled,
+    "qnn_sdk": _sdk,
+    "soc": _soc,
+    "paths": _paths,
+    "binaries": _binaries,
+}
+
+
+def sections(report: dict[str, Any]) -> list[Section]:
+    result = []
+    for key, title in TITLES.items():
+        probe = (report.get("facts") or {}).get(key)
+        if probe is None:
+            continue
+        if probe.get("status") != "ok":
+            error = probe.get("error") or {}
+            text = f"could not check: {error.get('type', 'error')}: {error.get('message', '')}"
+            result.append(Section(key, title, False, (text,)))
+            continue
+        try:
+            lines = _SUMMARIZERS[key](probe.get("values") or {})
+        except Exception as exc:  # noqa: BLE001 - a summary must never sink the report
+            lines = [f"(could not summarise: {type(exc).__name__}: {exc})"]
+        result.append(Section(key, title, True, tuple(lines)))
+    return result
+
+
+def counts(report: dict[str, Any]) -> dict[str, int]:
+    result = {"error": 0, "warning": 0, "info": 0}
+    for finding in report.get("findings", []):
+        result[finding["severity"]] = result.get(finding["severity"], 0) + 1
+    return result
+
+
+def smoke_line(report: dict[str, Any]) -> str:
+    smoke = report.get("smoke")
+    if smoke is None:
+        return "not run (the HTP smoke session is not part of this qnndoctor version)"
+    return f"{smoke.get('status')}"

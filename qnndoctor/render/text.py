@@ -1,0 +1,49 @@
+"""Terminal renderer (rich): sections per probe, then findings with fixes."""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from .summary import counts, sections, smoke_line
+
+_STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold cyan"}
+
+
+def render(report: dict[str, Any], stream: TextIO) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(file=stream, highlight=False, soft_wrap=False, emoji=False)
+    tool = report.get("tool", {})
+    target = report.get("target", {})
+    console.print(f"[bold]qnndoctor {escape(str(tool.get('version')))}[/] checking "
+                  f"[bold]{escape(str(target.get('python')))}[/]")
+    console.print(f"  [dim]{escape(str(target.get('how_chosen')))}[/]")
+    console.print()
+    for section in sections(report):
+        mark = "[green]ok[/]" if section.ok else "[yellow]could not check[/]"
+        console.print(f"[bold]{escape(section.title)}[/] {mark}")
+        for line in section.lines:
+            console.print(f"  {escape(line)}")
+    console.print(f"[bold]HTP smoke session[/] {escape(smoke_line(report))}")
+    console.print()
+    findings = report.get("findings", [])
+    if findings:
+        console.print("[bold]Findings[/]")
+    for f in findings:
+        style = _STYLE.get(f["severity"], "bold")
+        console.print(f"[{style}]{f['severity'].upper():7}[/] [bold]{escape(f['title'])}[/] [dim]({escape(f['id'])})[/]")
+        console.print(f"  {escape(f['explanation'])}")
+        for ev in f.get("evidence", [])[:4]:
+            value = str(ev.get("value"))
+            console.print(f"  [dim]evidence {escape(ev['fact'])}: {escape(value[:200])}{'...' if len(value) > 200 else ''}[/]")
+        fix = f.get("fix")
+        if fix:
+            console.print(f"  [green]fix:[/] {escape(fix['text'])}")
+            for command in fix.get("commands", []):
+                console.print(f"    [bold]{escape(command)}[/]", soft_wrap=True)
+        console.print()
+    for skipped in report.get("skipped_checks", []):
+        console.print(f"[yellow]skipped[/] {escape(skipped['rule'])}: {escape(skipped['reason'])}")
+    c = counts(report)
+    console.print(f"[bold]{c['error']} error(s), {c['warning']} warning(s), {c['info']} info[/]")

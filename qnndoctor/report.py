@@ -1,0 +1,69 @@
+"""The report: everything one ``check`` found, in the JSON contract's shape."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from . import __version__
+from .facts import Facts
+from .findings import Finding, Severity, SkippedCheck
+from .rules import evaluate
+from .matrixdata import Matrix
+from .target import Target
+
+SCHEMA_VERSION = 1
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+EXIT_COULD_NOT_CHECK = 3
+
+
+@dataclass(frozen=True)
+class Report:
+    target: Target
+    facts: Facts
+    findings: tuple[Finding, ...]
+    skipped: tuple[SkippedCheck, ...]
+    created: str
+    matrix_source: str
+    smoke: Mapping[str, Any] | None = None
+    recommendation: Mapping[str, Any] | None = None
+
+    def worst(self) -> Severity | None:
+        return max((f.severity for f in self.findings), default=None)
+
+    def exit_code(self, fail_on: Severity) -> int:
+        worst = self.worst()
+        return EXIT_FINDINGS if worst is not None and worst >= fail_on else EXIT_OK
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "tool": {"name": "qnndoctor", "version": __version__},
+            "created": self.created,
+            "target": self.target.to_json(),
+            "facts": self.facts.to_json(),
+            "findings": [f.to_json() for f in self.findings],
+            "skipped_checks": [s.to_json() for s in self.skipped],
+            "matrix": {"source": self.matrix_source},
+            "smoke": dict(self.smoke) if self.smoke is not None else None,
+            "recommendation": dict(self.recommendation) if self.recommendation is not None else None,
+        }
+
+
+def build(target: Target, facts: Facts, matrix: Matrix, smoke: Mapping[str, Any] | None = None) -> Report:
+    """Diagnose: a pure function of the facts and the matrix (plus a clock)."""
+    evaluation = evaluate(facts, matrix)
+    return Report(
+        target=target,
+        facts=facts,
+        findings=evaluation.findings,
+        skipped=evaluation.skipped,
+        created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        matrix_source=matrix.source,
+        smoke=smoke,
+    )

@@ -1,0 +1,62 @@
+"""Helpers the rules share: reading facts and writing fix commands."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from ..facts import Facts
+
+QNN_DIST_NAMES = ("onnxruntime-qnn", "ort-nightly-qnn")
+
+
+def target_is_windows(facts: Facts) -> bool:
+    return facts.value("interpreter", "sys_platform") == "win32"
+
+
+def quote(facts: Facts, text: str) -> str:
+    """Quote an argument for the target's usual shell (cmd/PowerShell or sh)."""
+    if target_is_windows(facts):
+        return f'"{text}"' if any(c in text for c in ' &()[]{}^=;!\'+,`~') else text
+    return shlex.quote(text)
+
+
+def python_cmd(facts: Facts) -> str:
+    exe = facts.value("interpreter", "executable") or "python"
+    return quote(facts, str(exe))
+
+
+def pip(facts: Facts, *args: str) -> str:
+    """A pip command run by the *target* interpreter (never a bare ``pip``)."""
+    return " ".join([python_cmd(facts), "-m", "pip", *(quote(facts, a) for a in args)])
+
+
+def distributions(facts: Facts) -> list[dict[str, Any]]:
+    dists = facts.value("installs", "distributions", []) or []
+    return [d for d in dists if isinstance(d, dict)]
+
+
+def label(dist: dict[str, Any]) -> str:
+    return f"{dist.get('name')} {dist.get('version')}"
+
+
+def qnn_dists(facts: Facts) -> list[dict[str, Any]]:
+    return [
+        d
+        for d in distributions(facts)
+        if d.get("canonical_name") in QNN_DIST_NAMES or "onnxruntime_qnn" in d.get("provides_modules", [])
+    ]
+
+
+def owners_of(facts: Facts, module: str) -> list[dict[str, Any]]:
+    return [d for d in distributions(facts) if module in d.get("provides_modules", [])]
+
+
+def process_arch(facts: Facts) -> str | None:
+    arch = facts.value("emulation", "process_arch") or facts.value("interpreter", "build_arch")
+    return str(arch) if arch else None
+
+
+def native_arch(facts: Facts) -> str | None:
+    arch = facts.value("emulation", "native_arch")
+    return str(arch) if arch else None

@@ -1,0 +1,334 @@
+"""Rules about installed distributions: flavours, companions, files on disk."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from packaging.markers import InvalidMarker
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from ..facts import Facts
+from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
+from ..matrixdata import Matrix
+from . import rule
+from ._common import distributions, label, owners_of, pip, qnn_dists, quote, target_is_windows
+
+NO_QNN = FindingKind("no-onnxruntime-qnn", Severity.ERROR, "onnxruntime-qnn is not installed")
+MULTIPLE_OWNERS = FindingKind(
+    "onnxruntime-multiple-owners",
+    Severity.ERROR,
+    "Several distributions install the `onnxruntime` module",
+)
+COMPANION_MISSING = FindingKind(
+    "plugin-companion-missing",
+    Severity.ERROR,
+    "onnxruntime-qnn 2.x is installed without onnxruntime",
+)
+COMPANION_MISMATCH = FindingKind(
+    "plugin-companion-mismatch",
+    Severity.ERROR,
+    "The onnxruntime beside onnxruntime-qnn 2.x does not meet its requirement",
+)
+OVERWRITTEN = FindingKind(
+    "files-overwritten",
+    Severity.ERROR,
+    "Key onnxruntime files on disk belong to another distribution",
+)
+MISSING = FindingKind("files-missing", Severity.ERROR, "Files of an onnxruntime install are missing")
+MODIFIED = FindingKind("files-modified", Severity.WARNING, "Files differ from what their RECORD says")
+LEFTOVER = FindingKind("uninstall-leftover", Severity.WARNING, "Leftovers of a failed or partial uninstall")
+SHADOWED = FindingKind(
+    "module-shadowed",
+    Severity.ERROR,
+    "`import onnxruntime` would load files no installed distribution owns",
+)
+TWICE = FindingKind(
+    "distribution-installed-twice",
+    Severity.WARNING,
+    "The same onnxruntime flavour is installed in two places on sys.path",
+)
+
+
+def _requirement_env(facts: Facts) -> dict[str, str]:
+    env = facts.value("interpreter", "marker_environment") or {}
+    return {str(k): str(v) for k, v in env.items()}
+
+
+def _applies(requirement: Requirement, env: dict[str, str]) -> bool:
+    if requirement.marker is None:
+        return True
+    try:
+        return bool(requirement.marker.evaluate({**env, "extra": ""}))
+    except (InvalidMarker, KeyError, ValueError):
+        return True
+
+
+def _ort_requirements(dist: dict[str, Any], env: dict[str, str]) -> list[Requirement]:
+    found = []
+    for text in dist.get("requires_dist") or []:
+        try:
+            requirement = Requirement(str(text))
+        except InvalidRequirement:
+            continue
+        if canonicalize_name(requirement.name) == "onnxruntime" and _applies(requirement, env):
+            found.append(requirement)
+    return found
+
+
+@rule(needs=("installs",), emits=(NO_QNN,))
+def onnxruntime_qnn_present(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
+    if qnn_dists(facts):
+        return
+    others = [label(d) for d in distributions(facts)]
+    yield make(
+        NO_QNN,
+        "No onnxruntime-qnn distribution is installed for this interpreter, so there is no QNN "
+        "execution provider to reach the NPU."
+        + (f" Installed onnxruntime flavours: {', '.join(others)}." if others else ""),
+        (Evidence("installs.distributions", others),),
+        Fix(
+            "Install onnxruntime-qnn with this interpreter (`qnndoctor recommend` will name the "
+            "exact version once the version matrix is available).",
+            (pip(facts, "install", "onnxruntime-qnn"),),
+        ),
+    )
+
+
+@rule(needs=("installs",), emits=(MULTIPLE_OWNERS,))
+def multiple_owners(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
+    owners = owners_of(facts, "onnxruntime")
+    names = {d.get("canonical_name") for d in owners}
+    if len(owners) < 2 or (len(names) == 1 and len({d.get("location") for d in owners}) > 1):
+        return  # one name in two places is distribution-installed-twice
+    plugin = [d for d in qnn_dists(facts) if d.get("era") == "plugin-2.x"]
+    keep = "onnxruntime" if plugin else "onnxruntime-qnn"
+    remove = sorted({str(d.get("name")) for d in owners if d.get("canonical_name") != keep})
+    winner = (facts.value("installs", "would_import", {}) or {}).get("onnxruntime", {})
+    yield make(
+        MULTIPLE_OWNERS,
+        "These distributions all install files into the same `onnxruntime` package: "
+        + ", ".join(label(d) for d in owners)
+        + ". pip does not stop this: each install overwrites the other's files, so the module "
+        "you import is a mix, and usually not the QNN build. "
+        + (
+            "With onnxruntime-qnn 2.x the QNN provider is a plugin and `onnxruntime` must be "
+            "plain onnxruntime."
+            if plugin
+            else "onnxruntime-qnn 1.x *is* the onnxruntime module; no other flavour may be installed."
+        ),
+        (
+            Evidence("installs.distributions[provides onnxruntime]", [label(d) for d in owners]),
+            Evidence("installs.would_import.onnxruntime", winner.get("path")),
+        ),
+        Fix(
+            f"Uninstall every flavour except {keep}, then reinstall {keep} so its files are whole "
+            "again.",
+            (
+                pip(facts, "uninstall", "-y", *remove),
+                pip(facts, "install", "--force-reinstall", "--no-deps", keep),
+            ),
+        ),
+    )
+
+
+@rule(needs=("installs", "interpreter"), emits=(COMPANION_MISSING, COMPANION_MISMATCH))
+def plugin_companion(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
+    env = _requirement_env(facts)
+    for qnn in qnn_dists(facts):
+        if qnn.get("era") != "plugin-2.x":
+            continue
+        requirements = _ort_requirements(qnn, env)
+        spec = ",".join(str(r.specifier) for r in requirements if str(r.specifier))
+        owners = owners_of(facts, "onnxruntime")
+        needed = f"onnxruntime{spec}" if spec else "onnxruntime"
+        evidence = [
+            Evidence("installs.distributions[onnxruntime-qnn].requires_dist", qnn.get("requires_dist")),
+            Evidence("installs.distributions[provides onnxruntime]", [label(d) for d in owners]),
+        ]
+        if not owners:
+            yield make(
+                COMPANION_MISSING,
+                f"{label(qnn)} is a plugin execution provider: it needs a separate `onnxruntime` "
+                f"({needed}) to plug into, and none is installed. `import onnxruntime` fails.",
+                tuple(evidence),
+                Fix("Install the onnxruntime it requires.", (pip(facts, "install", needed),)),
+            )
+            continue
+        plain = [d for d in owners if d.get("canonical_name") == "onnxruntime"]
+        if not plain:
+            yield make(
+                COMPANION_MISMATCH,
+                f"{label(qnn)} requires the `onnxruntime` distribution ({needed}), but the "
+                f"`onnxruntime` module here comes from {', '.join(label(d) for d in owners)}. "
+                "Other flavours (or onnxruntime-qnn 1.x) are different builds that the plugin "
+                "was not made for.",
+                tuple(evidence),
+                Fix(
+                    "Replace the other flavour with plain onnxruntime.",
+                    (
+                        pip(facts, "uninstall", "-y", *sorted({str(d.get("name")) for d in owners})),
+                        pip(facts, "install", needed),
+                    ),
+                ),
+            )
+            continue
+        for ort in plain:
+            try:
+                version = Version(str(ort.get("version")))
+            except InvalidVersion:
+                continue
+            bad = [r for r in requirements if not r.specifier.contains(version, prereleases=True)]
+            if bad:
+                evidence.append(Evidence("installs.distributions[onnxruntime].version", str(version)))
+                yield make(
+                    COMPANION_MISMATCH,
+                    f"{label(qnn)} requires {needed}, but onnxruntime {version} is installed. "
+                    "The plugin's EP API handshake fails with an older onnxruntime: "
+                    "registering the library raises, or the QNN device never appears in "
+                    "get_ep_devices().",
+                    tuple(evidence),
+                    Fix("Upgrade onnxruntime to what the plugin requires.", (pip(facts, "install", needed),)),
+                )
+
+
+def _key_file_problems(dist: dict[str, Any], statuses: tuple[str, ...]) -> list[dict[str, Any]]:
+    return [k for k in dist.get("key_files", []) if k.get("status") in statuses]
+
+
+@rule(needs=("installs",), emits=(OVERWRITTEN, MISSING, MODIFIED))
+def files_on_disk(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
+    for dist in distributions(facts):
+        if not dist.get("provides_modules"):
+            continue
+        overwritten = _key_file_problems(dist, ("overwritten",))
+        if overwritten:
+            by = sorted({str(k.get("owner_on_disk")) for k in overwritten})
+            names = ", ".join(str(k["path"]).rsplit("/", 1)[-1] for k in overwritten[:6])
+            yield make(
+                OVERWRITTEN,
+                f"{label(dist)} is installed, but on disk its {names} "
+                f"{'is' if len(overwritten) == 1 else 'are'} the copy from {', '.join(by)}. "
+                "Whatever pip list says, the code that runs is the other distribution's.",
+                (
+                    Evidence(f"installs.distributions[{dist.get('id')}].key_files", overwritten[:10]),
+                    Evidence(f"installs.distributions[{dist.get('id')}].overwritten_by", dist.get("overwritten_by")),
+                ),
+                Fix(
+                    f"Remove the other distribution, then force-reinstall {dist.get('name')}.",
+                    (pip(facts, "install", "--force-reinstall", "--no-deps", f"{dist.get('name')}=={dist.get('version')}"),),
+                ),
+            )
+        missing_keys = _key_file_problems(dist, ("missing",))
+        if missing_keys or dist.get("files_missing"):
+            yield make(
+                MISSING,
+                f"{label(dist)}: {dist.get('files_missing')} of {dist.get('files_total')} files "
+                "listed in its RECORD are not on disk"
+                + (
+                    f", including {', '.join(str(k['path']) for k in missing_keys[:5])}"
+                    if missing_keys
+                    else ""
+                )
+                + ". Typically another flavour's uninstall deleted shared files, or an "
+                "antivirus quarantined a DLL.",
+                (
+                    Evidence(f"installs.distributions[{dist.get('id')}].missing_examples", dist.get("missing_examples")),
+                    Evidence(f"installs.distributions[{dist.get('id')}].files_missing", dist.get("files_missing")),
+                ),
+                Fix(
+                    f"Reinstall {dist.get('name')}.",
+                    (pip(facts, "install", "--force-reinstall", "--no-deps", f"{dist.get('name')}=={dist.get('version')}"),),
+                ),
+                severity=Severity.ERROR if missing_keys else Severity.WARNING,
+            )
+        modified = _key_file_problems(dist, ("modified",))
+        if modified:
+            yield make(
+                MODIFIED,
+                f"{label(dist)}: {', '.join(str(k['path']) for k in modified[:5])} differ from "
+                "the size or hash in RECORD, and no other installed distribution claims them: "
+                "patched by hand, truncated, or left over from another install.",
+                (Evidence(f"installs.distributions[{dist.get('id')}].key_files", modified[:10]),),
+                Fix(
+                    f"Reinstall {dist.get('name')}.",
+                    (pip(facts, "install", "--force-reinstall", "--no-deps", f"{dist.get('name')}=={dist.get('version')}"),),
+                ),
+            )
+
+
+def _remove_command(facts: Facts, path: str) -> str:
+    if target_is_windows(facts):
+        return f"rmdir /s /q {quote(facts, path)}"
+    return f"rm -rf {quote(facts, path)}"
+
+
+@rule(needs=("installs",), emits=(LEFTOVER,))
+def uninstall_leftovers(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
+    leftovers = facts.value("installs", "leftovers", []) or []
+    if not leftovers:
+        return
+    described = {
+        "pip-temp-rename": "a folder pip renamed to '~...' while uninstalling and never removed",
+        "metadata-without-files": "a dist-info whose files are all gone",
+        "files-without-metadata": "a package folder that no installed distribution owns",
+        "broken-metadata": "a dist-info without a usable RECORD",
+    }
+    yield make(
+        LEFTOVER,
+        "Found: "
+        + "; ".join(f"{described.get(item['kind'], item['kind'])} ({item['path']})" for item in leftovers[:8])
+        + ". These confuse pip and can be imported instead of the real install. Close every "
+        "Python process first (a loaded DLL cannot be deleted on Windows), then remove them.",
+        (Evidence("installs.leftovers", leftovers[:20]),),
+        Fix(
+            "Delete the leftovers (check each path first), then reinstall the flavour you want.",
+            tuple(_remove_command(facts, str(item["path"])) for item in leftovers[:8]),
+        ),
+    )
+
+
+@rule(needs=("installs",), emits=(SHADOWED,))
+def shadowed_module(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
+    would = (facts.value("installs", "would_import", {}) or {}).get("onnxruntime") or {}
+    if not would.get("found") or would.get("kind") == "namespace" or would.get("owners"):
+        return
+    if not distributions(facts) and would.get("entry_kind") in ("site", "user_site"):
+        return  # files without metadata: uninstall-leftover reports it
+    where = {
+        "cwd": "the current directory (sys.path[0] for `python -c` and the REPL; for a script, its folder)",
+        "pythonpath": "a PYTHONPATH entry",
+    }.get(str(would.get("entry_kind")), "a sys.path entry")
+    yield make(
+        SHADOWED,
+        f"`import onnxruntime` would load {would.get('path')}, found in {where}, which no "
+        "installed distribution owns. It hides the installed onnxruntime; a local folder or "
+        "a source checkout named `onnxruntime` is the usual cause.",
+        (Evidence("installs.would_import.onnxruntime", would),),
+        Fix("Rename or move that folder, or run from another directory / without that PYTHONPATH entry."),
+    )
+
+
+@rule(needs=("installs",), emits=(TWICE,))
+def installed_twice(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for dist in distributions(facts):
+        by_name.setdefault(str(dist.get("canonical_name")), []).append(dist)
+    for name, dists in sorted(by_name.items()):
+        if len({d.get("location") for d in dists}) < 2:
+            continue
+        ordered = sorted(dists, key=lambda d: int(d.get("search_index", 0)))
+        yield make(
+            TWICE,
+            f"{name} is installed {len(dists)} times: "
+            + ", ".join(f"{d.get('version')} in {d.get('location')} ({d.get('location_kind')})" for d in ordered)
+            + f". The one earlier on sys.path ({ordered[0].get('version')}) wins the import; pip "
+            "commands may act on the other.",
+            (Evidence("installs.distributions", [d.get("id") for d in ordered]),),
+            Fix(
+                "Keep one: usually remove the user-site copy.",
+                (pip(facts, "uninstall", "-y", name),),
+            ),
+        )

@@ -1,0 +1,213 @@
+"""Running child processes safely, behind an injectable interface.
+
+Everything qnndoctor runs in the target interpreter (the probe program, later
+the smoke session) goes through a ``Runner``. ``SubprocessRunner`` is the real
+one; tests pass their own, the way httpx takes a ``MockTransport``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO, Protocol
+
+DEFAULT_OUTPUT_CAP = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Completed:
+    """What a child process did. ``exit_code`` is None when it had to be killed."""
+
+    argv: tuple[str, ...]
+    exit_code: int | None
+    stdout: bytes
+    stderr: bytes
+    duration_s: float
+    timed_out: bool = False
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    start_error: str | None = None
+    killed_pids: tuple[int, ...] = ()
+
+    @property
+    def signal(self) -> int | None:
+        """The POSIX signal that ended the child, if any."""
+        if self.exit_code is not None and self.exit_code < 0:
+            return -self.exit_code
+        return None
+
+    def stdout_text(self) -> str:
+        return self.stdout.decode("utf-8", errors="replace")
+
+    def stderr_text(self) -> str:
+        return self.stderr.decode("utf-8", errors="replace")
+
+
+class Runner(Protocol):
+    """Runs an argv list with stdin closed, a hard timeout and capped output."""
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> Completed: ...
+
+
+class _CappedReader(threading.Thread):
+    """Drains a pipe to the end, keeping the first and last ``cap/2`` bytes.
+
+    Draining everything keeps a chatty child from blocking on a full pipe;
+    keeping head and tail keeps memory bounded whatever the child prints.
+    """
+
+    def __init__(self, stream: IO[bytes], cap: int) -> None:
+        super().__init__(daemon=True)
+        self._stream = stream
+        self._half = max(cap // 2, 1)
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def run(self) -> None:
+        try:
+            while True:
+                block = self._stream.read1(65536) if hasattr(self._stream, "read1") else b""
+                if not block:
+                    break
+                self.total += len(block)
+                room = self._half - len(self.head)
+                if room > 0:
+                    self.head += block[:room]
+                    block = block[room:]
+                if block:
+                    self.tail += block
+                    if len(self.tail) > self._half:
+                        del self.tail[: len(self.tail) - self._half]
+        except (OSError, ValueError):
+            pass
+
+    def result(self) -> tuple[bytes, bool]:
+        truncated = self.total > len(self.head) + len(self.tail)
+        marker = b"\n[... output truncated by qnndoctor ...]\n" if truncated else b""
+        return bytes(self.head) + marker + bytes(self.tail), truncated
+
+
+def kill_tree(pid: int) -> tuple[int, ...]:
+    """Kill a process and all its descendants; returns the pids killed."""
+    import psutil  # imported here: only needed when something must die
+
+    try:
+        parent = psutil.Process(pid)
+        victims = [*parent.children(recursive=True), parent]
+    except psutil.NoSuchProcess:
+        return ()
+    killed: list[int] = []
+    for proc in victims:
+        try:
+            proc.kill()
+            killed.append(proc.pid)
+        except psutil.NoSuchProcess:
+            continue
+        except psutil.AccessDenied:
+            continue
+    psutil.wait_procs(victims, timeout=2)
+    return tuple(killed)
+
+
+def _kill_group(pgid: int) -> None:
+    """Kill what is left of the child's session (POSIX): grandchildren that
+    were re-parented away from it still hold its pipes."""
+    import signal
+
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class SubprocessRunner:
+    """The real runner: argv list, no shell, stdin closed, whole-tree kill."""
+
+    def __init__(self, output_cap: int = DEFAULT_OUTPUT_CAP) -> None:
+        self.output_cap = output_cap
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> Completed:
+        args = tuple(argv)
+        started = time.monotonic()
+        posix = sys.platform != "win32"
+        try:
+            proc = subprocess.Popen(
+                args,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=dict(env) if env is not None else None,
+                cwd=cwd,
+                start_new_session=posix,
+                creationflags=0 if posix else subprocess.CREATE_NEW_PROCESS_GROUP,
+            )
+        except OSError as exc:
+            return Completed(
+                argv=args,
+                exit_code=None,
+                stdout=b"",
+                stderr=b"",
+                duration_s=time.monotonic() - started,
+                start_error=f"{type(exc).__name__}: {exc.strerror or exc}",
+            )
+        assert proc.stdout is not None and proc.stderr is not None
+        readers = (
+            _CappedReader(proc.stdout, self.output_cap),
+            _CappedReader(proc.stderr, self.output_cap),
+        )
+        for reader in readers:
+            reader.start()
+        timed_out = False
+        killed: tuple[int, ...] = ()
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            killed = kill_tree(proc.pid)
+            proc.wait()
+        # The child is gone; anything still holding its pipes is a descendant.
+        deadline = started + timeout + 0.5
+        for reader in readers:
+            reader.join(timeout=max(deadline - time.monotonic(), 0.05))
+        if any(reader.is_alive() for reader in readers):
+            if posix:
+                _kill_group(proc.pid)
+            for reader in readers:
+                reader.join(timeout=1.0)
+            timed_out = timed_out or proc.returncode is None
+        stdout, out_cut = readers[0].result()
+        stderr, err_cut = readers[1].result()
+        for stream in (proc.stdout, proc.stderr):
+            if not any(r.is_alive() for r in readers):
+                stream.close()
+        return Completed(
+            argv=args,
+            exit_code=None if timed_out else proc.returncode,
+            stdout=stdout,
+            stderr=stderr,
+            duration_s=time.monotonic() - started,
+            timed_out=timed_out,
+            stdout_truncated=out_cut,
+            stderr_truncated=err_cut,
+            killed_pids=killed,
+        )
