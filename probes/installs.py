@@ -17,7 +17,6 @@ import io
 import os
 import re
 import sys
-from email.parser import HeaderParser
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 from ._util import canonical_name, show
@@ -34,15 +33,34 @@ _FLAVOUR_NAME = re.compile(r"^(onnxruntime|ort-nightly)([-_.].*)?$", re.IGNORECA
 # Files whose owner decides what actually runs: the native extension, the
 # runtime libraries, the QNN backend libraries and their signed catalogues.
 _KEY_FILE = re.compile(
-    r"(pybind11_state|^(lib)?onnxruntime[^/]*\.(dll|so|dylib|pyd)|qnn|htpprepare|genie|\.cat$)",
+    r"(pybind11_state|^(lib)?onnxruntime|qnn|htpprepare|genie).*\.(dll|so(\.[\d.]+)?|dylib|pyd|cat)$",
     re.IGNORECASE,
 )
 _RECORD_MODULE_LINE = re.compile(rb'(?m)^"?(onnxruntime|onnxruntime_qnn)(/|\.py)')
 
 # Hash files up to this size whenever their size matches; bigger ones are
 # hashed only when the size cannot tell two owners apart, or in deep mode.
-HASH_LIMIT = 4 * 1024 * 1024
+HASH_LIMIT = 256 * 1024
 _MAX_LISTED = 25
+
+
+def parse_headers(text: str) -> Dict[str, List[str]]:
+    """The header block of METADATA / PKG-INFO (RFC 822 style, continuation
+    lines folded). ``email.parser`` would do, but costs ~25 ms to import."""
+    headers: Dict[str, List[str]] = {}
+    last: Optional[str] = None
+    for line in text.splitlines():
+        if not line.strip():
+            break
+        if line[0] in " \t" and last is not None:
+            headers[last][-1] += " " + line.strip()
+            continue
+        name, sep, value = line.partition(":")
+        if not sep:
+            raise ValueError("malformed header line %r" % line[:60])
+        last = name.strip().lower()
+        headers.setdefault(last, []).append(value.strip())
+    return headers
 
 
 def _read_bytes(path: str, limit: int = 16 * 1024 * 1024) -> Optional[bytes]:
@@ -126,14 +144,14 @@ class Distribution:
             self.name, self.version = name or None, version or None
             return
         try:
-            headers = HeaderParser().parsestr(data.decode("utf-8", "replace"))
-        except Exception as exc:  # noqa: BLE001 - any malformed header block
+            headers = parse_headers(data.decode("utf-8", "replace"))
+        except ValueError as exc:
             self.problems.append("%s unparseable: %s" % (meta_name, exc))
-            return
-        self.name = headers.get("Name")
-        self.version = headers.get("Version")
-        self.requires_python = headers.get("Requires-Python")
-        self.requires_dist = [str(v) for v in headers.get_all("Requires-Dist") or []]
+            headers = {}
+        self.name = (headers.get("name") or [None])[0]
+        self.version = (headers.get("version") or [None])[0]
+        self.requires_python = (headers.get("requires-python") or [None])[0]
+        self.requires_dist = list(headers.get("requires-dist") or [])
         if not self.name or not self.version:
             self.problems.append("%s has no Name or Version" % meta_name)
             base_name, _, version = self.folder_name.rsplit(".", 1)[0].partition("-")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import codecs
 import os
 import sys
-import tempfile
 import unicodedata
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -26,7 +25,6 @@ def _labelled_paths(ctx: Context) -> List[Tuple[str, str]]:
         ("prefix", sys.prefix),
         ("base_prefix", getattr(sys, "base_prefix", sys.prefix)),
         ("cwd", os.getcwd()),
-        ("tempdir", tempfile.gettempdir()),
     ]
     for variable in ("TEMP", "TMP", "TMPDIR", "HOME", "USERPROFILE", "APPDATA", "LOCALAPPDATA"):
         value = os.environ.get(variable)

@@ -15,10 +15,16 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import __version__
-from .findings import Severity
-from .report import EXIT_COULD_NOT_CHECK, EXIT_OK, EXIT_USAGE, SCHEMA_VERSION, Report
-from .runner import Runner
+import threading
+from typing import TYPE_CHECKING
+
+from . import __version__, exitcodes
+
+if TYPE_CHECKING:
+    from .runner import Runner
+
+# Kept here (not imported from .report) so that startup stays light.
+SCHEMA_VERSION = 1
 
 
 class _Log:
@@ -74,7 +80,7 @@ def _list_findings(out: TextIO) -> int:
 
     for kind in sorted(all_finding_kinds(), key=lambda k: k.id):
         out.write(f"{kind.id:34} {kind.severity.label:8} {kind.title}\n")
-    return EXIT_OK
+    return exitcodes.OK
 
 
 def _load_saved(path: str) -> tuple[Any, Any]:
@@ -91,13 +97,28 @@ def _load_saved(path: str) -> tuple[Any, Any]:
     )
 
 
+def _warm_imports(output_format: str) -> None:
+    """Import what diagnosis and rendering need while the probe program runs
+    in the target: the child's run and our imports overlap."""
+    try:
+        from . import render, report, rules
+
+        rules.all_rules()
+        render.renderer(output_format)
+        if output_format == "text":
+            import rich.console  # noqa: F401
+        del report
+    except Exception:  # noqa: BLE001, S110 - the real import later reports any error
+        pass
+
+
 def run_check(args: argparse.Namespace, out: TextIO, err: TextIO, runner: Runner | None = None) -> int:
     log = _Log(args.verbose, err)
     if args.list_findings:
         return _list_findings(out)
-    from . import matrixdata
+    warm = threading.Thread(target=_warm_imports, args=(args.format,), daemon=True)
+    warm.start()
     from .collect import CouldNotCheck, run_probes
-    from .report import build
     from .target import TargetError, resolve
 
     started = time.perf_counter()
@@ -119,8 +140,13 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO, runner: Runner
             from .render import renderer
 
             renderer("json")(_could_not_check_document(str(exc), target_json), out)
-        return EXIT_COULD_NOT_CHECK
-    report: Report = build(target, facts, matrixdata.load())
+        return exitcodes.COULD_NOT_CHECK
+    warm.join()
+    from . import matrixdata
+    from .findings import Severity
+    from .report import build
+
+    report = build(target, facts, matrixdata.load())
     log(f"diagnosed in {time.perf_counter() - started:.3f} s")
     document = report.to_json()
     if args.format in ("json", "markdown") and not args.no_redact:
@@ -150,9 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
-        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+        return int(exc.code) if isinstance(exc.code, int) else exitcodes.USAGE
     if args.command == "check":
         if args.timeout <= 0:
             parser.error("--timeout must be positive")
         return run_check(args, sys.stdout, sys.stderr)
-    return EXIT_USAGE
+    return exitcodes.USAGE

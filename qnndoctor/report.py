@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import __version__
+from . import __version__, exitcodes
 from .facts import Facts
 from .findings import Finding, Severity, SkippedCheck
 from .rules import evaluate
@@ -15,11 +15,6 @@ from .matrixdata import Matrix
 from .target import Target
 
 SCHEMA_VERSION = 1
-
-EXIT_OK = 0
-EXIT_FINDINGS = 1
-EXIT_USAGE = 2
-EXIT_COULD_NOT_CHECK = 3
 
 
 @dataclass(frozen=True)
@@ -38,7 +33,7 @@ class Report:
 
     def exit_code(self, fail_on: Severity) -> int:
         worst = self.worst()
-        return EXIT_FINDINGS if worst is not None and worst >= fail_on else EXIT_OK
+        return exitcodes.FINDINGS if worst is not None and worst >= fail_on else exitcodes.OK
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -29,6 +29,23 @@ def read_pe(path: str) -> dict[str, Any]:
     except (OSError, pefile.PEFormatError) as exc:
         return {"error": f"{type(exc).__name__}: {exc}"}
     try:
+        size = len(image.__data__)
+        needed = max(
+            [int(sec.PointerToRawData) + int(sec.SizeOfRawData) for sec in image.sections]
+            + [int(image.OPTIONAL_HEADER.SizeOfHeaders)],
+        )
+        # pefile drops sections whose data lies past the end of the file.
+        dropped = len(image.sections) < int(image.FILE_HEADER.NumberOfSections)
+        if needed > size or dropped:
+            # pefile parses truncated images without complaint; the section
+            # table says how long the file must be.
+            return {
+                "machine_code": int(image.FILE_HEADER.Machine),
+                "machine": MACHINES.get(int(image.FILE_HEADER.Machine)),
+                "error": f"truncated: {size} bytes on disk, headers/sections need more"
+                if dropped
+                else f"truncated: {size} bytes on disk, sections need {needed}",
+            }
         machine = int(image.FILE_HEADER.Machine)
         result: dict[str, Any] = {
             "machine_code": machine,

@@ -1,0 +1,101 @@
+"""Shared fixtures: real wheels from the index, real venvs, the CLI in-process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers.wheels import make_venv, pip_install
+
+HERE = Path(__file__).resolve().parent
+# Loaded from the installed package: proves the schema ships in the wheel.
+SCHEMA = json.loads(
+    resources.files("qnndoctor").joinpath("schema/report.schema.json").read_text("utf-8")
+)
+
+
+def _pins() -> list[str]:
+    lines = (HERE / "real-wheels.txt").read_text("utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def _wheel_for(folder: Path, pin: str) -> Path | None:
+    name, version = pin.split("==")
+    found = sorted(folder.glob(f"{name.replace('-', '_')}-{version}-*.whl"))
+    return found[0] if found else None
+
+
+@pytest.fixture(scope="session")
+def real_wheels() -> dict[str, Path]:
+    """The pinned real wheels: prepared by .ci/run (QNNDOCTOR_TEST_WHEELS), or
+    downloaded here once into a cache folder with pip's own index settings."""
+    folder = Path(
+        os.environ.get("QNNDOCTOR_TEST_WHEELS")
+        or Path.home() / ".cache" / "qnndoctor-tests" / "wheels"
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    wheels: dict[str, Path] = {}
+    for pin in _pins():
+        wheel = _wheel_for(folder, pin)
+        if wheel is None:
+            subprocess.run(
+                [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+                 "-q", "-d", str(folder), pin],
+                check=True, stdin=subprocess.DEVNULL, timeout=900,
+            )
+            wheel = _wheel_for(folder, pin)
+        assert wheel is not None, f"could not get a wheel for {pin}"
+        wheels[pin] = wheel
+    return wheels
+
+
+@pytest.fixture(scope="session")
+def healthy_venv(tmp_path_factory: pytest.TempPathFactory, real_wheels: dict[str, Path]) -> Path:
+    """onnxruntime-qnn 2.7.0 + its onnxruntime: the healthy reference setup."""
+    python = make_venv(tmp_path_factory.mktemp("healthy") / "venv")
+    pip_install(python, str(real_wheels["onnxruntime==1.31.1"]), str(real_wheels["onnxruntime-qnn==2.7.0"]))
+    return python
+
+
+@dataclass(frozen=True)
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> dict[str, Any]:
+        data = json.loads(self.out)
+        assert isinstance(data, dict)
+        return data
+
+    def finding_ids(self) -> set[str]:
+        return {f["id"] for f in self.json()["findings"]}
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
+    """Run ``qnndoctor`` in-process (the probes still run in a real subprocess)."""
+    from qnndoctor.cli import main
+
+    def run(*args: str) -> CliResult:
+        capsys.readouterr()
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run
+
+
+def validate_report(document: dict[str, Any]) -> None:
+    import jsonschema
+
+    jsonschema.validate(document, SCHEMA)

@@ -1,0 +1,82 @@
+"""Build small but real wheels and install them into real venvs with pip."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import subprocess
+import sys
+import zipfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+
+def _record_hash(data: bytes) -> str:
+    digest = hashlib.sha256(data).digest()
+    return "sha256=" + base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def build_wheel(
+    out_dir: Path,
+    name: str,
+    version: str,
+    files: Mapping[str, bytes],
+    *,
+    requires: Sequence[str] = (),
+    top_level: Sequence[str] | None = None,
+    tag: str = "py3-none-any",
+) -> Path:
+    """A wheel with METADATA, WHEEL, top_level.txt and a hashed RECORD."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    dist = name.replace("-", "_")
+    info = f"{dist}-{version}.dist-info"
+    metadata = "\n".join(
+        ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
+        + [f"Requires-Dist: {r}" for r in requires]
+    ) + "\n\n"
+    tops = top_level if top_level is not None else sorted({p.split("/", 1)[0] for p in files})
+    members: dict[str, bytes] = dict(files)
+    members[f"{info}/METADATA"] = metadata.encode()
+    members[f"{info}/WHEEL"] = (
+        f"Wheel-Version: 1.0\nGenerator: qnndoctor-tests\nRoot-Is-Purelib: false\nTag: {tag}\n"
+    ).encode()
+    members[f"{info}/top_level.txt"] = ("\n".join(tops) + "\n").encode()
+    record = [f"{path},{_record_hash(data)},{len(data)}" for path, data in members.items()]
+    record.append(f"{info}/RECORD,,")
+    members[f"{info}/RECORD"] = ("\n".join(record) + "\n").encode()
+    path = out_dir / f"{dist}-{version}-{tag}.whl"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for member, data in members.items():
+            archive.writestr(member, data)
+    return path
+
+
+def make_venv(root: Path, python: str = sys.executable) -> Path:
+    """A real venv (without pip: the host's pip installs into it)."""
+    subprocess.run([python, "-m", "venv", "--without-pip", str(root)], check=True,
+                   stdin=subprocess.DEVNULL, timeout=120)
+    return root / "bin" / "python"
+
+
+def pip_install(venv_python: Path, *args: str) -> None:
+    """Install with the host's pip into the venv, offline, no dependency resolution."""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(venv_python), "install", "--no-index",
+         "--no-deps", "--disable-pip-version-check", "-q", *args],
+        check=True, stdin=subprocess.DEVNULL, timeout=300,
+    )
+
+
+def pip_uninstall(venv_python: Path, *names: str) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(venv_python), "uninstall", "-y", "-q", *names],
+        check=True, stdin=subprocess.DEVNULL, timeout=300,
+    )
+
+
+def site_packages(venv_python: Path) -> Path:
+    out = subprocess.run(
+        [str(venv_python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60,
+    )
+    return Path(out.stdout.strip())
