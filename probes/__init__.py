@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-import traceback
 from typing import Any, Dict, List, Optional
 
 from . import emulation, installs, interpreter, paths, qnn_bundled, qnn_sdk, soc
@@ -24,7 +23,9 @@ PROBES = (interpreter, emulation, installs, qnn_bundled, qnn_sdk, soc, paths)
 MARKER = "@@qnndoctor-probe@@"
 
 
-def run_all(options: Optional[Dict[str, Any]] = None, only: Optional[List[str]] = None) -> Dict[str, Any]:
+def run_all(
+    options: Optional[Dict[str, Any]] = None, only: Optional[List[str]] = None
+) -> Dict[str, Any]:
     """Run the probes; one that raises becomes an error entry, the rest go on."""
     ctx = Context(options)
     results: Dict[str, Any] = {}
@@ -35,9 +36,11 @@ def run_all(options: Optional[Dict[str, Any]] = None, only: Optional[List[str]] 
         started = time.perf_counter()
         try:
             output = module.run(ctx)
-        except BaseException as exc:  # noqa: BLE001 - isolate every probe, even SystemExit
+        except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
                 raise
+            import traceback
+
             results[name] = {
                 "status": "error",
                 "error": {

@@ -10,9 +10,7 @@ read when that file is missing.
 
 from __future__ import annotations
 
-import base64
 import csv
-import hashlib
 import io
 import os
 import re
@@ -63,6 +61,11 @@ def parse_headers(text: str) -> Dict[str, List[str]]:
     return headers
 
 
+def _first(headers: Dict[str, List[str]], name: str) -> Optional[str]:
+    values = headers.get(name)
+    return values[0] if values else None
+
+
 def _read_bytes(path: str, limit: int = 16 * 1024 * 1024) -> Optional[bytes]:
     try:
         with open(path, "rb") as handle:
@@ -72,6 +75,9 @@ def _read_bytes(path: str, limit: int = 16 * 1024 * 1024) -> Optional[bytes]:
 
 
 def _hash_file(path: str, algorithm: str) -> str:
+    import base64
+    import hashlib  # imported when first needed: most runs hash a few small files
+
     digest = hashlib.new(algorithm)
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1024 * 1024), b""):
@@ -148,9 +154,9 @@ class Distribution:
         except ValueError as exc:
             self.problems.append("%s unparseable: %s" % (meta_name, exc))
             headers = {}
-        self.name = (headers.get("name") or [None])[0]
-        self.version = (headers.get("version") or [None])[0]
-        self.requires_python = (headers.get("requires-python") or [None])[0]
+        self.name = _first(headers, "name")
+        self.version = _first(headers, "version")
+        self.requires_python = _first(headers, "requires-python")
         self.requires_dist = list(headers.get("requires-dist") or [])
         if not self.name or not self.version:
             self.problems.append("%s has no Name or Version" % meta_name)
@@ -286,11 +292,21 @@ def _verdict(
     algorithm, _, expected = recorded_hash.partition("=")
     try:
         actual = check.hash(algorithm)
-    except Exception:  # noqa: BLE001 - unknown hash algorithm name
+    except Exception:
         return "unverifiable", "unsupported hash %s" % algorithm
     if actual is None:
         return "unreadable", "hash"
     return ("intact" if actual == expected else "modified"), "hash"
+
+
+def _owner_label(
+    on_disk_owner: "Dict[str, Optional[Distribution]]", path: str, dist: Distribution, status: str
+) -> Optional[str]:
+    """Whose copy of ``path`` is on disk, as far as we can tell."""
+    if path in on_disk_owner:
+        owner = on_disk_owner[path]
+        return owner.ident if owner is not None else None
+    return dist.ident if status in ("intact", "size-match") else None
 
 
 def _module_resolution(entries: List[SearchEntry], module: str) -> Dict[str, Any]:
@@ -305,7 +321,11 @@ def _module_resolution(entries: List[SearchEntry], module: str) -> Dict[str, Any
         if module in names:
             folder = os.path.join(entry.path, module)
             if os.path.isdir(folder):
-                init = [n for n in ("__init__.py", "__init__.pyc") if os.path.exists(os.path.join(folder, n))]
+                init = [
+                    n
+                    for n in ("__init__.py", "__init__.pyc")
+                    if os.path.exists(os.path.join(folder, n))
+                ]
                 if init:
                     return {
                         "found": True,
@@ -349,7 +369,9 @@ def run(ctx: Context) -> ProbeOutput:
         entry = SearchEntry(index, raw, _entry_kind(raw, site_dirs, user_site))
         real = os.path.normcase(os.path.realpath(entry.path))
         if real in seen_real:
-            duplicates.append({"index": index, "same_as": seen_real[real], "path": show(entry.path)})
+            duplicates.append(
+                {"index": index, "same_as": seen_real[real], "path": show(entry.path)}
+            )
             continue
         seen_real[real] = index
         if entry.kind != "zip":
@@ -401,7 +423,9 @@ def run(ctx: Context) -> ProbeOutput:
                 by_size = [
                     c
                     for c in by_size
-                    if c[1] and "=" in c[1] and check.hash(c[1].partition("=")[0]) == c[1].partition("=")[2]
+                    if c[1]
+                    and "=" in c[1]
+                    and check.hash(c[1].partition("=")[0]) == c[1].partition("=")[2]
                 ]
             owner = by_size[0][0] if len(by_size) == 1 else None
         on_disk_owner[path] = owner
@@ -437,7 +461,9 @@ def run(ctx: Context) -> ProbeOutput:
         installer = _read_bytes(os.path.join(dist.folder, "INSTALLER"), 256)
         info["installer"] = installer.decode("utf-8", "replace").strip() if installer else None
         info["requested"] = os.path.exists(os.path.join(dist.folder, "REQUESTED"))
-        info["editable"] = os.path.exists(os.path.join(dist.folder, "direct_url.json")) and b'"editable": true' in (
+        info["editable"] = os.path.exists(
+            os.path.join(dist.folder, "direct_url.json")
+        ) and b'"editable": true' in (
             _read_bytes(os.path.join(dist.folder, "direct_url.json"), 65536) or b""
         )
         files_total = files_missing = 0
@@ -452,7 +478,7 @@ def run(ctx: Context) -> ProbeOutput:
             check = check_for(full)
             base = os.path.basename(rel)
             is_key = rel.split("/", 1)[0] in MODULES and (
-                _KEY_FILE.search(base) is not None or base == "__init__.py" and rel.count("/") == 1
+                _KEY_FILE.search(base) is not None or (base == "__init__.py" and rel.count("/") == 1)
             )
             if not check.exists:
                 files_missing += 1
@@ -475,11 +501,7 @@ def run(ctx: Context) -> ProbeOutput:
                         "method": method,
                         "recorded_size": size,
                         "size": check.size,
-                        "owner_on_disk": (
-                            on_disk_owner[full].ident
-                            if full in on_disk_owner and on_disk_owner[full] is not None
-                            else (dist.ident if status in ("intact", "size-match") else None)
-                        ),
+                        "owner_on_disk": _owner_label(on_disk_owner, full, dist, status),
                     }
                 )
         info["files_total"] = files_total
@@ -509,14 +531,18 @@ def run(ctx: Context) -> ProbeOutput:
     for entry in entries:
         for name in entry.names:
             lower = name.lower()
-            if name.startswith("~") and ("nnxruntime" in lower or "rt_nightly" in lower or "rt-nightly" in lower):
+            if name.startswith("~") and (
+                "nnxruntime" in lower or "rt_nightly" in lower or "rt-nightly" in lower
+            ):
                 leftovers.append(
                     {"kind": "pip-temp-rename", "path": show(os.path.join(entry.path, name))}
                 )
         for module in MODULES:
             if module not in entry.names or not os.path.isdir(os.path.join(entry.path, module)):
                 continue
-            init = os.path.normcase(os.path.normpath(os.path.join(entry.path, module, "__init__.py")))
+            init = os.path.normcase(
+                os.path.normpath(os.path.join(entry.path, module, "__init__.py"))
+            )
             if init not in claims:
                 leftovers.append(
                     {
@@ -526,10 +552,20 @@ def run(ctx: Context) -> ProbeOutput:
                     }
                 )
     for info in results:
-        if info["record_present"] and info["files_total"] and info["files_missing"] == info["files_total"]:
-            leftovers.append({"kind": "metadata-without-files", "path": info["metadata_dir"], "dist": info["id"]})
-        elif info["problems"] and not info["record_present"] and info["metadata_kind"] == "dist-info":
-            leftovers.append({"kind": "broken-metadata", "path": info["metadata_dir"], "dist": info["id"]})
+        if (
+            info["record_present"]
+            and info["files_total"]
+            and info["files_missing"] == info["files_total"]
+        ):
+            leftovers.append(
+                {"kind": "metadata-without-files", "path": info["metadata_dir"], "dist": info["id"]}
+            )
+        elif (
+            info["problems"] and not info["record_present"] and info["metadata_kind"] == "dist-info"
+        ):
+            leftovers.append(
+                {"kind": "broken-metadata", "path": info["metadata_dir"], "dist": info["id"]}
+            )
     out.put("leftovers", leftovers, "sys.path folder listings")
     out.put("hash_limit_bytes", None if deep else HASH_LIMIT, "probe option deep")
     return out

@@ -43,7 +43,7 @@ def marker_environment() -> Dict[str, str]:
 def _user_site() -> Optional[str]:
     try:
         return show(site.getusersitepackages())
-    except Exception:  # noqa: BLE001 - broken site.py in old virtualenvs
+    except Exception:
         return None
 
 
@@ -106,7 +106,9 @@ def run(ctx: Context) -> ProbeOutput:
     entries: List[Dict[str, Any]] = []
     pythonpath = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     for index, entry in enumerate(sys.path):
-        entries.append({"index": index, "path": show(entry), "from_pythonpath": entry in pythonpath})
+        entries.append(
+            {"index": index, "path": show(entry), "from_pythonpath": entry in pythonpath}
+        )
     out.put("sys_path", entries, "sys.path")
     out.put("cwd", show(os.getcwd()), "os.getcwd()")
     return out

@@ -91,7 +91,9 @@ def run(ctx: Context) -> ProbeOutput:
         if chars or undecodable:
             entry["non_ascii"] = _char_names([c for c in chars if not 0xDC80 <= ord(c) <= 0xDCFF])
             entry["undecodable_bytes"] = undecodable
-            entry["encodable_in_ansi_code_page"] = _encodable(raw, ansi) if not undecodable else False
+            entry["encodable_in_ansi_code_page"] = (
+                _encodable(raw, ansi) if not undecodable else False
+            )
             flagged.append(entry)
     out.put("checked", [e["label"] for e in checked], "labelled paths of the other probes")
     out.put("non_ascii", flagged, "character scan of each path")

@@ -7,7 +7,7 @@ import glob
 import os
 import re
 import sys
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List
 
 from ._util import show, version_in_name
 from .base import Context, ProbeOutput
@@ -21,14 +21,20 @@ WINDOWS_DEFAULT_ROOTS = (
     r"C:\Qualcomm\AIStack\QNN\*",
     r"C:\Qualcomm\AIStack\SNPE\*",
 )
-LINUX_DEFAULT_ROOTS = ("/opt/qcom/aistack/qairt/*", "/opt/qcom/aistack/qnn/*", "/opt/qcom/aistack/snpe/*")
+LINUX_DEFAULT_ROOTS = (
+    "/opt/qcom/aistack/qairt/*",
+    "/opt/qcom/aistack/qnn/*",
+    "/opt/qcom/aistack/snpe/*",
+)
 
 _QNN_LIB = re.compile(r"^(lib)?qnn[a-z0-9]*\.(dll|so)$", re.IGNORECASE)
 
 
 def _sdk_version(root: str) -> Dict[str, Any]:
     """Version from sdk.yaml (authoritative) and from the folder name (a hint)."""
-    result: Dict[str, Any] = {"from_folder_name": version_in_name(os.path.basename(root.rstrip("\\/")))}
+    result: Dict[str, Any] = {
+        "from_folder_name": version_in_name(os.path.basename(root.rstrip("\\/")))
+    }
     path = os.path.join(root, "sdk.yaml")
     try:
         with open(path, "rb") as handle:
@@ -98,9 +104,16 @@ def adsp_library_path() -> Dict[str, Any]:
             }
         )
     # A ':' other than a Windows drive letter's means ':' was used as a separator.
-    without_drives = re.sub(r"(^|;)[A-Za-z]:(?=[\\/])", r"\1", value) if sys.platform == "win32" else value
+    without_drives = (
+        re.sub(r"(^|;)[A-Za-z]:(?=[\\/])", r"\1", value) if sys.platform == "win32" else value
+    )
     colon_separated = ":" in without_drives
-    return {"set": True, "value": show(value), "entries": entries, "colon_separated": colon_separated}
+    return {
+        "set": True,
+        "value": show(value),
+        "entries": entries,
+        "colon_separated": colon_separated,
+    }
 
 
 def _qnn_libs_or_skels(folder: str) -> List[str]:

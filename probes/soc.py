@@ -18,7 +18,9 @@ NAME = "soc"
 def run(ctx: Context) -> ProbeOutput:
     out = ProbeOutput()
     if sys.platform == "win32":
-        out.put("processor_name", os_windows.processor_name(), r"HKLM\HARDWARE\...\CentralProcessor\0")
+        out.put(
+            "processor_name", os_windows.processor_name(), r"HKLM\HARDWARE\...\CentralProcessor\0"
+        )
         drivers: List[Dict[str, Any]] = os_windows.class_drivers()
         out.put("npu_drivers", drivers, r"HKLM\SYSTEM\CurrentControlSet\Control\Class")
     elif sys.platform.startswith("linux"):

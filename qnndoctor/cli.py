@@ -11,12 +11,10 @@ import argparse
 import datetime as _dt
 import json
 import sys
+import threading
 import time
 from pathlib import Path
-from typing import Any, TextIO
-
-import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TextIO
 
 from . import __version__, exitcodes
 
@@ -46,16 +44,47 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"qnndoctor {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="probe an interpreter and report findings")
-    check.add_argument("--python", metavar="PATH|auto", help="interpreter (or environment folder) to diagnose; 'auto' picks the active venv/conda env, else python on PATH")
+    check.add_argument(
+        "--python",
+        metavar="PATH|auto",
+        help="interpreter (or environment folder) to diagnose; 'auto' picks the active venv/conda env, else python on PATH",
+    )
     check.add_argument("--format", choices=("text", "json", "markdown"), default="text")
-    check.add_argument("--json", action="store_const", const="json", dest="format", help="same as --format json")
+    check.add_argument(
+        "--json", action="store_const", const="json", dest="format", help="same as --format json"
+    )
     check.add_argument("--no-smoke", action="store_true", help="skip the HTP smoke session")
-    check.add_argument("--fail-on", choices=("error", "warning"), default="error", help="lowest severity that makes the exit code 1 (default: error)")
-    check.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="time limit for the probe program (default 60)")
-    check.add_argument("--deep", action="store_true", help="hash every key file, however large (slower)")
-    check.add_argument("--no-redact", action="store_true", help="keep user name, host name and home paths in JSON/Markdown output")
-    check.add_argument("--from-report", metavar="FILE", help="re-diagnose the facts of a saved JSON report instead of probing")
-    check.add_argument("--list-findings", action="store_true", help="print every finding id with its title and exit")
+    check.add_argument(
+        "--fail-on",
+        choices=("error", "warning"),
+        default="error",
+        help="lowest severity that makes the exit code 1 (default: error)",
+    )
+    check.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="time limit for the probe program (default 60)",
+    )
+    check.add_argument(
+        "--deep", action="store_true", help="hash every key file, however large (slower)"
+    )
+    check.add_argument(
+        "--no-redact",
+        action="store_true",
+        help="keep user name, host name and home paths in JSON/Markdown output",
+    )
+    check.add_argument(
+        "--from-report",
+        metavar="FILE",
+        help="re-diagnose the facts of a saved JSON report instead of probing",
+    )
+    check.add_argument(
+        "--list-findings",
+        action="store_true",
+        help="print every finding id with its title and exit",
+    )
     check.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     return parser
 
@@ -108,11 +137,13 @@ def _warm_imports(output_format: str) -> None:
         if output_format == "text":
             import rich.console  # noqa: F401
         del report
-    except Exception:  # noqa: BLE001, S110 - the real import later reports any error
+    except Exception:
         pass
 
 
-def run_check(args: argparse.Namespace, out: TextIO, err: TextIO, runner: Runner | None = None) -> int:
+def run_check(
+    args: argparse.Namespace, out: TextIO, err: TextIO, runner: Runner | None = None
+) -> int:
     log = _Log(args.verbose, err)
     if args.list_findings:
         return _list_findings(out)
@@ -136,7 +167,14 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO, runner: Runner
         if isinstance(exc, CouldNotCheck) and exc.completed is not None and args.verbose:
             err.write(exc.completed.stderr_text()[-4000:] + "\n")
         if args.format == "json":
-            target_json = None if args.python is None and args.from_report else {"python": str(args.python or sys.executable), "how_chosen": "--python" if args.python else "default"}
+            target_json = (
+                None
+                if args.python is None and args.from_report
+                else {
+                    "python": str(args.python or sys.executable),
+                    "how_chosen": "--python" if args.python else "default",
+                }
+            )
             from .render import renderer
 
             renderer("json")(_could_not_check_document(str(exc), target_json), out)

@@ -11,7 +11,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from .binaries import read_binaries
 from .facts import Facts, ProbeFacts
 from .runner import Completed, Runner, SubprocessRunner
 from .target import Target
@@ -25,7 +24,7 @@ def probes_dir() -> Path:
     spec = importlib.util.find_spec("qnndoctor.probes")
     if spec is None or not spec.submodule_search_locations:
         raise CouldNotCheck("the qnndoctor.probes package is missing from this installation")
-    return Path(list(spec.submodule_search_locations)[0])
+    return Path(next(iter(spec.submodule_search_locations)))
 
 
 # Loads the probes under a private package name straight from their folder:
@@ -122,6 +121,8 @@ def run_probes(
             completed,
         )
     document, noise = parse_probe_output(completed)
+    from .binaries import read_binaries
+
     facts = Facts.from_json(document["probes"])
     facts = facts.with_probe(read_binaries(facts))
     facts = facts.with_probe(

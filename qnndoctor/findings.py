@@ -84,9 +84,15 @@ class SkippedCheck:
         return {"rule": self.rule, "reason": self.reason, "finding_ids": list(self.finding_ids)}
 
 
-def make(kind: FindingKind, explanation: str, evidence: tuple[Evidence, ...] = (),
-         fix: Fix | None = None, *, severity: Severity | None = None,
-         title: str | None = None) -> Finding:
+def make(
+    kind: FindingKind,
+    explanation: str,
+    evidence: tuple[Evidence, ...] = (),
+    fix: Fix | None = None,
+    *,
+    severity: Severity | None = None,
+    title: str | None = None,
+) -> Finding:
     """A finding of ``kind``; severity and title may be sharpened per case."""
     return Finding(
         id=kind.id,

@@ -76,8 +76,9 @@ def identify_soc(facts: Facts, matrix: Matrix) -> SocMatch | None:
                 for pattern in soc.windows_patterns:
                     is_sku = " " not in pattern
                     if is_sku == specific and _token(pattern) and _token(pattern) in squashed:
-                        return SocMatch(soc, f"processor name contains {pattern!r}",
-                                        "soc.processor_name", name)
+                        return SocMatch(
+                            soc, f"processor name contains {pattern!r}", "soc.processor_name", name
+                        )
     socinfo = facts.value("soc", "socinfo") or {}
     soc_id = socinfo.get("soc_id") if isinstance(socinfo, dict) else None
     if isinstance(soc_id, str) and soc_id.strip().isdigit():
@@ -88,5 +89,7 @@ def identify_soc(facts: Facts, matrix: Matrix) -> SocMatch | None:
     if isinstance(machine, str) and machine:
         for soc in matrix.socs:
             if _token(machine) in {_token(p) for p in (soc.part, *soc.aliases)}:
-                return SocMatch(soc, f"Linux soc0 machine {machine}", "soc.socinfo.machine", machine)
+                return SocMatch(
+                    soc, f"Linux soc0 machine {machine}", "soc.socinfo.machine", machine
+                )
     return None

@@ -3,10 +3,8 @@ leaves the machine unless asked (``--no-redact``)."""
 
 from __future__ import annotations
 
-import getpass
 import os
 import re
-import socket
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -24,7 +22,11 @@ class Redactor:
     JSON-like value."""
 
     def __init__(self, homes: Iterable[str], users: Iterable[str], hosts: Iterable[str]) -> None:
-        self._homes = sorted({h.rstrip("\\/") for h in homes if h and len(h.rstrip("\\/")) > 1}, key=len, reverse=True)
+        self._homes = sorted(
+            {h.rstrip("\\/") for h in homes if h and len(h.rstrip("\\/")) > 1},
+            key=len,
+            reverse=True,
+        )
         # A user name is replaced where it is a path component, so that a short
         # name ("ai") does not eat ordinary words.
         self._users = [
@@ -41,13 +43,11 @@ class Redactor:
         homes = [str(Path.home()), *extra_homes]
         homes += [os.environ[v] for v in ("HOME", "USERPROFILE") if os.environ.get(v)]
         users = {Path(h.rstrip("\\/")).name for h in homes}
-        try:
-            users.add(getpass.getuser())
-        except Exception:  # noqa: BLE001 - no user database entry (containers)
-            pass
         users.update(os.environ[v] for v in ("USER", "USERNAME", "LOGNAME") if os.environ.get(v))
         users -= {"root", "home", "Users", "users", ""}
-        hosts = {socket.gethostname(), os.environ.get("COMPUTERNAME", "")}
+        # os.uname() and COMPUTERNAME: no socket import on the hot path.
+        node = os.uname().nodename if hasattr(os, "uname") else ""
+        hosts = {node, os.environ.get("COMPUTERNAME", "")}
         hosts |= {h.split(".")[0] for h in hosts if h}
         return cls(homes, users, hosts)
 

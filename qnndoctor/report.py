@@ -10,8 +10,8 @@ from typing import Any
 from . import __version__, exitcodes
 from .facts import Facts
 from .findings import Finding, Severity, SkippedCheck
-from .rules import evaluate
 from .matrixdata import Matrix
+from .rules import evaluate
 from .target import Target
 
 SCHEMA_VERSION = 1
@@ -46,11 +46,15 @@ class Report:
             "skipped_checks": [s.to_json() for s in self.skipped],
             "matrix": {"source": self.matrix_source},
             "smoke": dict(self.smoke) if self.smoke is not None else None,
-            "recommendation": dict(self.recommendation) if self.recommendation is not None else None,
+            "recommendation": dict(self.recommendation)
+            if self.recommendation is not None
+            else None,
         }
 
 
-def build(target: Target, facts: Facts, matrix: Matrix, smoke: Mapping[str, Any] | None = None) -> Report:
+def build(
+    target: Target, facts: Facts, matrix: Matrix, smoke: Mapping[str, Any] | None = None
+) -> Report:
     """Diagnose: a pure function of the facts and the matrix (plus a clock)."""
     evaluation = evaluate(facts, matrix)
     return Report(

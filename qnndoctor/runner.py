@@ -159,7 +159,7 @@ class SubprocessRunner:
                 env=dict(env) if env is not None else None,
                 cwd=cwd,
                 start_new_session=posix,
-                creationflags=0 if posix else subprocess.CREATE_NEW_PROCESS_GROUP,
+                creationflags=0 if posix else getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
             )
         except OSError as exc:
             return Completed(

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from helpers.wheels import make_venv, pip_install
 
 HERE = Path(__file__).resolve().parent
@@ -48,9 +47,21 @@ def real_wheels() -> dict[str, Path]:
         wheel = _wheel_for(folder, pin)
         if wheel is None:
             subprocess.run(
-                [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                 "-q", "-d", str(folder), pin],
-                check=True, stdin=subprocess.DEVNULL, timeout=900,
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "--no-deps",
+                    "--only-binary=:all:",
+                    "-q",
+                    "-d",
+                    str(folder),
+                    pin,
+                ],
+                check=True,
+                stdin=subprocess.DEVNULL,
+                timeout=900,
             )
             wheel = _wheel_for(folder, pin)
         assert wheel is not None, f"could not get a wheel for {pin}"
@@ -62,7 +73,9 @@ def real_wheels() -> dict[str, Path]:
 def healthy_venv(tmp_path_factory: pytest.TempPathFactory, real_wheels: dict[str, Path]) -> Path:
     """onnxruntime-qnn 2.7.0 + its onnxruntime: the healthy reference setup."""
     python = make_venv(tmp_path_factory.mktemp("healthy") / "venv")
-    pip_install(python, str(real_wheels["onnxruntime==1.31.1"]), str(real_wheels["onnxruntime-qnn==2.7.0"]))
+    pip_install(
+        python, str(real_wheels["onnxruntime==1.31.1"]), str(real_wheels["onnxruntime-qnn==2.7.0"])
+    )
     return python
 
 

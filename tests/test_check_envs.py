@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 from conftest import CliResult, validate_report
-
 from helpers.pe_builder import MACHINE_AMD64, MACHINE_ARM64, build_pe
-from helpers.wheels import build_wheel, make_venv, pip_install, pip_uninstall, site_packages
+from helpers.wheels import build_wheel, make_venv, pip_install, site_packages
 
 Cli = Callable[..., CliResult]
 
@@ -32,14 +31,21 @@ def monolithic_qnn_wheel(out: Path, version: str = "1.23.2", machine: int = MACH
         "onnxruntime/__init__.py": b"__version__ = '%s'\n" % version.encode(),
         "onnxruntime/capi/__init__.py": b"",
         "onnxruntime/capi/_pybind_state.py": b"from .onnxruntime_pybind11_state import *\n",
-        "onnxruntime/capi/onnxruntime_pybind11_state.pyd": build_pe(machine, strings={"FileDescription": "qnn 1.x pybind"}),
+        "onnxruntime/capi/onnxruntime_pybind11_state.pyd": build_pe(
+            machine, strings={"FileDescription": "qnn 1.x pybind"}
+        ),
         "onnxruntime/capi/onnxruntime.dll": build_pe(machine, version=(1, 23, 25, 1021)),
-        "onnxruntime/capi/onnxruntime_providers_qnn.dll": build_pe(machine, version=(1, 23, 25, 1021)),
+        "onnxruntime/capi/onnxruntime_providers_qnn.dll": build_pe(
+            machine, version=(1, 23, 25, 1021)
+        ),
         "onnxruntime/capi/QnnHtp.dll": dll,
         "onnxruntime/capi/QnnSystem.dll": dll,
         "onnxruntime/capi/QnnHtpPrepare.dll": dll,
         "onnxruntime/capi/QnnHtpV73Stub.dll": dll,
-        "onnxruntime/capi/libQnnHtpV73Skel.so": b"\x7fELF\x01\x01\x01" + b"\x00" * 11 + b"\xa4\x00" + b"\x00" * 40,
+        "onnxruntime/capi/libQnnHtpV73Skel.so": b"\x7fELF\x01\x01\x01"
+        + b"\x00" * 11
+        + b"\xa4\x00"
+        + b"\x00" * 40,
         "onnxruntime/capi/libqnnhtpv73.cat": b"catalog",
     }
     return build_wheel(out, "onnxruntime-qnn", version, files, requires=["numpy>=1.21.6"])
@@ -67,9 +73,13 @@ def test_healthy_reference_setup_is_info_only(cli: Cli, healthy_venv: Path) -> N
         assert key["status"] in ("intact", "size-match"), key
 
 
-def test_plugin_with_too_old_onnxruntime(cli: Cli, tmp_path: Path, real_wheels: dict[str, Path]) -> None:
+def test_plugin_with_too_old_onnxruntime(
+    cli: Cli, tmp_path: Path, real_wheels: dict[str, Path]
+) -> None:
     python = make_venv(tmp_path / "venv")
-    pip_install(python, str(real_wheels["onnxruntime==1.22.1"]), str(real_wheels["onnxruntime-qnn==2.7.0"]))
+    pip_install(
+        python, str(real_wheels["onnxruntime==1.22.1"]), str(real_wheels["onnxruntime-qnn==2.7.0"])
+    )
     result = cli("check", "--python", str(python), "--json")
     assert result.code == 1
     finding = next(f for f in result.json()["findings"] if f["id"] == "plugin-companion-mismatch")
@@ -96,7 +106,9 @@ def test_no_onnxruntime_qnn_at_all(cli: Cli, tmp_path: Path, real_wheels: dict[s
     assert finding["fix"]["commands"][0].endswith("-m pip install onnxruntime-qnn")
 
 
-def test_two_flavours_and_overwritten_pybind(cli: Cli, tmp_path: Path, real_wheels: dict[str, Path]) -> None:
+def test_two_flavours_and_overwritten_pybind(
+    cli: Cli, tmp_path: Path, real_wheels: dict[str, Path]
+) -> None:
     """onnxruntime-qnn 1.x installed, then plain onnxruntime over it: pip lets
     both stay 'installed' while the shared files are the second one's."""
     python = make_venv(tmp_path / "venv")
@@ -126,10 +138,14 @@ def test_overwritten_file_is_named_with_its_real_owner(cli: Cli, tmp_path: Path)
     python = make_venv(tmp_path / "venv")
     qnn = monolithic_qnn_wheel(tmp_path / "qnn")
     plain = build_wheel(
-        tmp_path / "plain", "onnxruntime", "1.19.0",
+        tmp_path / "plain",
+        "onnxruntime",
+        "1.19.0",
         {
             "onnxruntime/__init__.py": b"__version__ = '1.19.0'\n",
-            "onnxruntime/capi/onnxruntime_pybind11_state.pyd": build_pe(MACHINE_AMD64, strings={"FileDescription": "plain onnxruntime cpu build"}),
+            "onnxruntime/capi/onnxruntime_pybind11_state.pyd": build_pe(
+                MACHINE_AMD64, strings={"FileDescription": "plain onnxruntime cpu build"}
+            ),
         },
     )
     pip_install(python, str(qnn))
@@ -140,8 +156,11 @@ def test_overwritten_file_is_named_with_its_real_owner(cli: Cli, tmp_path: Path)
     assert "onnxruntime-qnn 1.23.2" in overwritten["explanation"]
     assert "onnxruntime_pybind11_state.pyd" in overwritten["explanation"]
     assert "onnxruntime==1.19.0" in overwritten["explanation"]
-    qnn_dist = next(d for d in report["facts"]["installs"]["values"]["distributions"]
-                    if d["canonical_name"] == "onnxruntime-qnn")
+    qnn_dist = next(
+        d
+        for d in report["facts"]["installs"]["values"]["distributions"]
+        if d["canonical_name"] == "onnxruntime-qnn"
+    )
     pybind = next(k for k in qnn_dist["key_files"] if k["path"].endswith("pybind11_state.pyd"))
     assert pybind["status"] == "overwritten"
     assert pybind["owner_on_disk"].startswith("onnxruntime==1.19.0")
@@ -170,7 +189,11 @@ def test_files_without_metadata(cli: Cli, tmp_path: Path) -> None:
     shutil.rmtree(next(site.glob("onnxruntime_qnn-*.dist-info")))
     result = cli("check", "--python", str(python), "--json")
     leftovers = result.json()["facts"]["installs"]["values"]["leftovers"]
-    assert {"kind": "files-without-metadata", "path": str(site / "onnxruntime"), "module": "onnxruntime"} in leftovers
+    assert {
+        "kind": "files-without-metadata",
+        "path": str(site / "onnxruntime"),
+        "module": "onnxruntime",
+    } in leftovers
     assert {"uninstall-leftover", "no-onnxruntime-qnn"} <= result.finding_ids()
 
 
@@ -223,7 +246,9 @@ def test_second_interpreter_and_python38_probe(cli: Cli, tmp_path: Path) -> None
     assert "no-onnxruntime-qnn" in {f["id"] for f in report["findings"]}
 
 
-def test_auto_picks_the_active_virtualenv(cli: Cli, healthy_venv: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_auto_picks_the_active_virtualenv(
+    cli: Cli, healthy_venv: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("VIRTUAL_ENV", str(healthy_venv.parent.parent))
     monkeypatch.delenv("CONDA_PREFIX", raising=False)
     report = cli("check", "--python", "auto", "--json", "--no-redact").json()
@@ -245,7 +270,9 @@ def test_usage_error_exit_code_2(cli: Cli) -> None:
     assert cli("frobnicate").code == 2
 
 
-def test_fail_on_warning(cli: Cli, healthy_venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fail_on_warning(
+    cli: Cli, healthy_venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("ADSP_LIBRARY_PATH", str(tmp_path / "missing-dir"))
     assert cli("check", "--python", str(healthy_venv), "--json").code == 0
     result = cli("check", "--python", str(healthy_venv), "--json", "--fail-on", "warning")
@@ -253,7 +280,9 @@ def test_fail_on_warning(cli: Cli, healthy_venv: Path, tmp_path: Path, monkeypat
     assert "adsp-library-path-bad-entry" in result.finding_ids()
 
 
-def test_adsp_library_path_colon_trap(cli: Cli, healthy_venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_adsp_library_path_colon_trap(
+    cli: Cli, healthy_venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     monkeypatch.setenv("ADSP_LIBRARY_PATH", f"{tmp_path / 'a'}:{tmp_path / 'b'}")
@@ -263,7 +292,9 @@ def test_adsp_library_path_colon_trap(cli: Cli, healthy_venv: Path, tmp_path: Pa
     assert f"{tmp_path / 'a'};{tmp_path / 'b'}" in finding["fix"]["commands"][0]
 
 
-def test_system_qnn_sdk_on_library_path(cli: Cli, healthy_venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_system_qnn_sdk_on_library_path(
+    cli: Cli, healthy_venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     sdk = tmp_path / "qairt" / "2.40.0.251030"
     lib = sdk / "lib" / "x86_64-linux-clang"
     lib.mkdir(parents=True)
@@ -280,7 +311,9 @@ def test_system_qnn_sdk_on_library_path(cli: Cli, healthy_venv: Path, tmp_path: 
     assert "system-qnn-on-loader-path" in {f["id"] for f in report["findings"]}
 
 
-def test_local_folder_shadows_onnxruntime(cli: Cli, healthy_venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_local_folder_shadows_onnxruntime(
+    cli: Cli, healthy_venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     checkout = tmp_path / "src"
     (checkout / "onnxruntime").mkdir(parents=True)
     (checkout / "onnxruntime" / "__init__.py").write_text("")
@@ -313,7 +346,10 @@ def test_corrupt_environment_never_tracebacks(cli: Cli, tmp_path: Path) -> None:
     env_path = os.pathsep.join([str(loop), str(a_file), os.fsdecode(odd)])
     completed = subprocess.run(
         [sys.executable, "-m", "qnndoctor", "check", "--python", str(python), "--json"],
-        env={**os.environ, "PYTHONPATH": env_path}, capture_output=True, stdin=subprocess.DEVNULL, timeout=120,
+        env={**os.environ, "PYTHONPATH": env_path},
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
     )
     assert b"Traceback" not in completed.stderr, completed.stderr.decode(errors="replace")
     assert completed.returncode == 1
@@ -326,11 +362,21 @@ def test_corrupt_environment_never_tracebacks(cli: Cli, tmp_path: Path) -> None:
     assert errors[str(loop)].startswith("OSError") or "loop" in errors[str(loop)].lower()
     assert errors[str(a_file)] == "not a directory"
     qnn = next(d for d in installs["distributions"] if "onnxruntime_qnn" in d["metadata_dir"])
-    assert any("METADATA" in p for p in qnn["problems"]) and any("RECORD" in p for p in qnn["problems"])
-    gpu = next(d for d in installs["distributions"] if d["metadata_dir"].endswith("onnxruntime_gpu-1.0.dist-info"))
+    assert any("METADATA" in p for p in qnn["problems"]) and any(
+        "RECORD" in p for p in qnn["problems"]
+    )
+    gpu = next(
+        d
+        for d in installs["distributions"]
+        if d["metadata_dir"].endswith("onnxruntime_gpu-1.0.dist-info")
+    )
     assert "METADATA missing or unreadable" in gpu["problems"]
     leftover = next(item for item in installs["leftovers"] if item["kind"] == "pip-temp-rename")
     assert leftover["path"].endswith("caf\\xe9-\\xff/~nnxruntime\\xff")
-    flagged = {e["label"]: e for e in report["facts"]["paths"]["values"]["non_ascii"]} if report["facts"]["paths"]["status"] == "ok" else {}
+    flagged = (
+        {e["label"]: e for e in report["facts"]["paths"]["values"]["non_ascii"]}
+        if report["facts"]["paths"]["status"] == "ok"
+        else {}
+    )
     assert report["facts"]["paths"]["status"] == "ok"
     del flagged

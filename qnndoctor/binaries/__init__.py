@@ -34,7 +34,7 @@ def read_binaries(facts: Facts) -> ProbeFacts:
     try:
         for path in _library_paths(facts):
             details[path] = pe.read_pe(path)
-    except Exception as exc:  # noqa: BLE001 - isolate: one bad file must not cost the report
+    except Exception as exc:
         return ProbeFacts(
             NAME,
             ERROR,

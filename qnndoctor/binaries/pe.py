@@ -58,7 +58,7 @@ def read_pe(path: str) -> dict[str, Any]:
                     pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_LOAD_CONFIG"],
                 ]
             )
-        except Exception as exc:  # noqa: BLE001 - pefile raises assorted errors on bad data
+        except Exception as exc:
             result["error"] = f"resource directory unreadable: {type(exc).__name__}: {exc}"
             return result
         load_config = getattr(image, "DIRECTORY_ENTRY_LOAD_CONFIG", None)

@@ -39,14 +39,20 @@ def _interpreter(v: dict[str, Any]) -> list[str]:
         f"executable: {v.get('executable')}",
         f"encodings: filesystem {v.get('filesystem_encoding')}, locale {v.get('locale_encoding')}"
         + (", UTF-8 mode" if v.get("utf8_mode") else "")
-        + (f", ANSI code page {v['windows_code_pages']['ansi']}" if v.get("windows_code_pages") else ""),
+        + (
+            f", ANSI code page {v['windows_code_pages']['ansi']}"
+            if v.get("windows_code_pages")
+            else ""
+        ),
     ]
     return lines
 
 
 def _emulation(v: dict[str, Any]) -> list[str]:
     if v.get("emulated") is True:
-        return [f"EMULATED: {v.get('process_arch')} process on {v.get('native_arch')} ({v.get('emulator')})"]
+        return [
+            f"EMULATED: {v.get('process_arch')} process on {v.get('native_arch')} ({v.get('emulator')})"
+        ]
     if v.get("emulated") is False:
         return [f"native {v.get('process_arch')} process (machine: {v.get('native_arch')})"]
     return ["could not tell"]
@@ -84,20 +90,24 @@ def _bundled(v: dict[str, Any]) -> list[str]:
     for b in v.get("bundles", []):
         lines.append(
             f"{b.get('name')} {b.get('version')}: QNN {b.get('qnn_version') or 'version from binaries'}; "
-            f"stubs {['v%s' % s for s in b.get('stub_hexagon_versions', [])] or 'none'}, "
-            f"skels {['v%s' % s for s in b.get('skel_hexagon_versions', [])] or 'none'}"
+            f"stubs {[f'v{s}' for s in b.get('stub_hexagon_versions', [])] or 'none'}, "
+            f"skels {[f'v{s}' for s in b.get('skel_hexagon_versions', [])] or 'none'}"
         )
         for folder in b.get("folders", []):
             libs = folder.get("libraries", [])
             machines = sorted({str(lib.get("machine")) for lib in libs if lib.get("machine")})
-            lines.append(f"  {folder.get('role')}: {len(libs)} libraries ({', '.join(machines) or '-'})")
+            lines.append(
+                f"  {folder.get('role')}: {len(libs)} libraries ({', '.join(machines) or '-'})"
+            )
     return lines or ["no onnxruntime-qnn libraries"]
 
 
 def _sdk(v: dict[str, Any]) -> list[str]:
     lines = []
     for root in v.get("roots", []):
-        version = (root.get("version") or {}).get("sdk_yaml") or (root.get("version") or {}).get("from_folder_name")
+        version = (root.get("version") or {}).get("sdk_yaml") or (root.get("version") or {}).get(
+            "from_folder_name"
+        )
         lines.append(f"{root.get('path')} ({root.get('origin')}): version {version or 'unknown'}")
     adsp = v.get("adsp_library_path") or {}
     if adsp.get("set"):
@@ -133,7 +143,13 @@ def _binaries(v: dict[str, Any]) -> list[str]:
     pe = v.get("pe", {})
     if not pe:
         return ["no PE libraries to read"]
-    versions = sorted({str((d.get("strings") or {}).get("ProductVersion")) for d in pe.values() if d.get("strings")})
+    versions = sorted(
+        {
+            str((d.get("strings") or {}).get("ProductVersion"))
+            for d in pe.values()
+            if d.get("strings")
+        }
+    )
     return [f"{len(pe)} PE files read; product versions: {', '.join(versions) or '-'}"]
 
 
@@ -162,7 +178,7 @@ def sections(report: dict[str, Any]) -> list[Section]:
             continue
         try:
             lines = _SUMMARIZERS[key](probe.get("values") or {})
-        except Exception as exc:  # noqa: BLE001 - a summary must never sink the report
+        except Exception as exc:
             lines = [f"(could not summarise: {type(exc).__name__}: {exc})"]
         result.append(Section(key, title, True, tuple(lines)))
     return result

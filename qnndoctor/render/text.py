@@ -16,8 +16,10 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
     console = Console(file=stream, highlight=False, soft_wrap=False, emoji=False)
     tool = report.get("tool", {})
     target = report.get("target", {})
-    console.print(f"[bold]qnndoctor {escape(str(tool.get('version')))}[/] checking "
-                  f"[bold]{escape(str(target.get('python')))}[/]")
+    console.print(
+        f"[bold]qnndoctor {escape(str(tool.get('version')))}[/] checking "
+        f"[bold]{escape(str(target.get('python')))}[/]"
+    )
     console.print(f"  [dim]{escape(str(target.get('how_chosen')))}[/]")
     console.print()
     for section in sections(report):
@@ -32,11 +34,15 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
         console.print("[bold]Findings[/]")
     for f in findings:
         style = _STYLE.get(f["severity"], "bold")
-        console.print(f"[{style}]{f['severity'].upper():7}[/] [bold]{escape(f['title'])}[/] [dim]({escape(f['id'])})[/]")
+        console.print(
+            f"[{style}]{f['severity'].upper():7}[/] [bold]{escape(f['title'])}[/] [dim]({escape(f['id'])})[/]"
+        )
         console.print(f"  {escape(f['explanation'])}")
         for ev in f.get("evidence", [])[:4]:
             value = str(ev.get("value"))
-            console.print(f"  [dim]evidence {escape(ev['fact'])}: {escape(value[:200])}{'...' if len(value) > 200 else ''}[/]")
+            console.print(
+                f"  [dim]evidence {escape(ev['fact'])}: {escape(value[:200])}{'...' if len(value) > 200 else ''}[/]"
+            )
         fix = f.get("fix")
         if fix:
             console.print(f"  [green]fix:[/] {escape(fix['text'])}")

@@ -28,7 +28,9 @@ class Rule:
 _RULES: list[Rule] = []
 
 
-def rule(*, needs: tuple[str, ...], emits: tuple[FindingKind, ...]) -> Callable[[RuleFunction], RuleFunction]:
+def rule(
+    *, needs: tuple[str, ...], emits: tuple[FindingKind, ...]
+) -> Callable[[RuleFunction], RuleFunction]:
     """Register a rule function."""
 
     def register(function: RuleFunction) -> RuleFunction:
@@ -69,11 +71,13 @@ def evaluate(facts: Facts, matrix: Matrix, rules: Iterable[Rule] | None = None) 
             for name in missing:
                 probe = facts.probe(name)
                 reasons.append(f"{name}: {probe.error_text() if probe else 'not run'}")
-            skipped.append(SkippedCheck(registered.name, "probe failed: " + "; ".join(reasons), ids))
+            skipped.append(
+                SkippedCheck(registered.name, "probe failed: " + "; ".join(reasons), ids)
+            )
             continue
         try:
             findings.extend(registered.check(facts, matrix))
-        except Exception as exc:  # noqa: BLE001 - one broken rule must not cost the report
+        except Exception as exc:
             skipped.append(
                 SkippedCheck(registered.name, f"rule error: {type(exc).__name__}: {exc}", ids)
             )

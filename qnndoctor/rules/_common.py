@@ -11,13 +11,13 @@ QNN_DIST_NAMES = ("onnxruntime-qnn", "ort-nightly-qnn")
 
 
 def target_is_windows(facts: Facts) -> bool:
-    return facts.value("interpreter", "sys_platform") == "win32"
+    return bool(facts.value("interpreter", "sys_platform") == "win32")
 
 
 def quote(facts: Facts, text: str) -> str:
     """Quote an argument for the target's usual shell (cmd/PowerShell or sh)."""
     if target_is_windows(facts):
-        return f'"{text}"' if any(c in text for c in ' &()[]{}^=;!\'+,`~') else text
+        return f'"{text}"' if any(c in text for c in " &()[]{}^=;!'+,`~") else text
     return shlex.quote(text)
 
 
@@ -44,7 +44,8 @@ def qnn_dists(facts: Facts) -> list[dict[str, Any]]:
     return [
         d
         for d in distributions(facts)
-        if d.get("canonical_name") in QNN_DIST_NAMES or "onnxruntime_qnn" in d.get("provides_modules", [])
+        if d.get("canonical_name") in QNN_DIST_NAMES
+        or "onnxruntime_qnn" in d.get("provides_modules", [])
     ]
 
 

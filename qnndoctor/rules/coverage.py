@@ -9,13 +9,15 @@ from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
 from ..matrixdata import Matrix
 from . import rule
 
-PROBE_FAILED = FindingKind("probe-failed", Severity.WARNING, "Could not check part of the environment")
+PROBE_FAILED = FindingKind(
+    "probe-failed", Severity.WARNING, "Could not check part of the environment"
+)
 
 
 @rule(needs=(), emits=(PROBE_FAILED,))
 def failed_probes(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     for probe in facts:
-        if probe.ok or probe.name == "binaries" and (probe.error or {}).get("type") == "Skipped":
+        if probe.ok or (probe.name == "binaries" and (probe.error or {}).get("type") == "Skipped"):
             continue
         yield make(
             PROBE_FAILED,

@@ -37,9 +37,15 @@ OVERWRITTEN = FindingKind(
     Severity.ERROR,
     "Key onnxruntime files on disk belong to another distribution",
 )
-MISSING = FindingKind("files-missing", Severity.ERROR, "Files of an onnxruntime install are missing")
-MODIFIED = FindingKind("files-modified", Severity.WARNING, "Files differ from what their RECORD says")
-LEFTOVER = FindingKind("uninstall-leftover", Severity.WARNING, "Leftovers of a failed or partial uninstall")
+MISSING = FindingKind(
+    "files-missing", Severity.ERROR, "Files of an onnxruntime install are missing"
+)
+MODIFIED = FindingKind(
+    "files-modified", Severity.WARNING, "Files differ from what their RECORD says"
+)
+LEFTOVER = FindingKind(
+    "uninstall-leftover", Severity.WARNING, "Leftovers of a failed or partial uninstall"
+)
 SHADOWED = FindingKind(
     "module-shadowed",
     Severity.ERROR,
@@ -145,7 +151,9 @@ def plugin_companion(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         owners = owners_of(facts, "onnxruntime")
         needed = f"onnxruntime{spec}" if spec else "onnxruntime"
         evidence = [
-            Evidence("installs.distributions[onnxruntime-qnn].requires_dist", qnn.get("requires_dist")),
+            Evidence(
+                "installs.distributions[onnxruntime-qnn].requires_dist", qnn.get("requires_dist")
+            ),
             Evidence("installs.distributions[provides onnxruntime]", [label(d) for d in owners]),
         ]
         if not owners:
@@ -169,7 +177,9 @@ def plugin_companion(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
                 Fix(
                     "Replace the other flavour with plain onnxruntime.",
                     (
-                        pip(facts, "uninstall", "-y", *sorted({str(d.get("name")) for d in owners})),
+                        pip(
+                            facts, "uninstall", "-y", *sorted({str(d.get("name")) for d in owners})
+                        ),
                         pip(facts, "install", needed),
                     ),
                 ),
@@ -182,7 +192,9 @@ def plugin_companion(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
                 continue
             bad = [r for r in requirements if not r.specifier.contains(version, prereleases=True)]
             if bad:
-                evidence.append(Evidence("installs.distributions[onnxruntime].version", str(version)))
+                evidence.append(
+                    Evidence("installs.distributions[onnxruntime].version", str(version))
+                )
                 yield make(
                     COMPANION_MISMATCH,
                     f"{label(qnn)} requires {needed}, but onnxruntime {version} is installed. "
@@ -190,7 +202,10 @@ def plugin_companion(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
                     "registering the library raises, or the QNN device never appears in "
                     "get_ep_devices().",
                     tuple(evidence),
-                    Fix("Upgrade onnxruntime to what the plugin requires.", (pip(facts, "install", needed),)),
+                    Fix(
+                        "Upgrade onnxruntime to what the plugin requires.",
+                        (pip(facts, "install", needed),),
+                    ),
                 )
 
 
@@ -213,12 +228,25 @@ def files_on_disk(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
                 f"{'is' if len(overwritten) == 1 else 'are'} the copy from {', '.join(by)}. "
                 "Whatever pip list says, the code that runs is the other distribution's.",
                 (
-                    Evidence(f"installs.distributions[{dist.get('id')}].key_files", overwritten[:10]),
-                    Evidence(f"installs.distributions[{dist.get('id')}].overwritten_by", dist.get("overwritten_by")),
+                    Evidence(
+                        f"installs.distributions[{dist.get('id')}].key_files", overwritten[:10]
+                    ),
+                    Evidence(
+                        f"installs.distributions[{dist.get('id')}].overwritten_by",
+                        dist.get("overwritten_by"),
+                    ),
                 ),
                 Fix(
                     f"Remove the other distribution, then force-reinstall {dist.get('name')}.",
-                    (pip(facts, "install", "--force-reinstall", "--no-deps", f"{dist.get('name')}=={dist.get('version')}"),),
+                    (
+                        pip(
+                            facts,
+                            "install",
+                            "--force-reinstall",
+                            "--no-deps",
+                            f"{dist.get('name')}=={dist.get('version')}",
+                        ),
+                    ),
                 ),
             )
         missing_keys = _key_file_problems(dist, ("missing",))
@@ -235,12 +263,26 @@ def files_on_disk(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
                 + ". Typically another flavour's uninstall deleted shared files, or an "
                 "antivirus quarantined a DLL.",
                 (
-                    Evidence(f"installs.distributions[{dist.get('id')}].missing_examples", dist.get("missing_examples")),
-                    Evidence(f"installs.distributions[{dist.get('id')}].files_missing", dist.get("files_missing")),
+                    Evidence(
+                        f"installs.distributions[{dist.get('id')}].missing_examples",
+                        dist.get("missing_examples"),
+                    ),
+                    Evidence(
+                        f"installs.distributions[{dist.get('id')}].files_missing",
+                        dist.get("files_missing"),
+                    ),
                 ),
                 Fix(
                     f"Reinstall {dist.get('name')}.",
-                    (pip(facts, "install", "--force-reinstall", "--no-deps", f"{dist.get('name')}=={dist.get('version')}"),),
+                    (
+                        pip(
+                            facts,
+                            "install",
+                            "--force-reinstall",
+                            "--no-deps",
+                            f"{dist.get('name')}=={dist.get('version')}",
+                        ),
+                    ),
                 ),
                 severity=Severity.ERROR if missing_keys else Severity.WARNING,
             )
@@ -254,7 +296,15 @@ def files_on_disk(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
                 (Evidence(f"installs.distributions[{dist.get('id')}].key_files", modified[:10]),),
                 Fix(
                     f"Reinstall {dist.get('name')}.",
-                    (pip(facts, "install", "--force-reinstall", "--no-deps", f"{dist.get('name')}=={dist.get('version')}"),),
+                    (
+                        pip(
+                            facts,
+                            "install",
+                            "--force-reinstall",
+                            "--no-deps",
+                            f"{dist.get('name')}=={dist.get('version')}",
+                        ),
+                    ),
                 ),
             )
 
@@ -279,7 +329,10 @@ def uninstall_leftovers(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     yield make(
         LEFTOVER,
         "Found: "
-        + "; ".join(f"{described.get(item['kind'], item['kind'])} ({item['path']})" for item in leftovers[:8])
+        + "; ".join(
+            f"{described.get(item['kind'], item['kind'])} ({item['path']})"
+            for item in leftovers[:8]
+        )
         + ". These confuse pip and can be imported instead of the real install. Close every "
         "Python process first (a loaded DLL cannot be deleted on Windows), then remove them.",
         (Evidence("installs.leftovers", leftovers[:20]),),
@@ -307,7 +360,9 @@ def shadowed_module(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         "installed distribution owns. It hides the installed onnxruntime; a local folder or "
         "a source checkout named `onnxruntime` is the usual cause.",
         (Evidence("installs.would_import.onnxruntime", would),),
-        Fix("Rename or move that folder, or run from another directory / without that PYTHONPATH entry."),
+        Fix(
+            "Rename or move that folder, or run from another directory / without that PYTHONPATH entry."
+        ),
     )
 
 
@@ -323,7 +378,10 @@ def installed_twice(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         yield make(
             TWICE,
             f"{name} is installed {len(dists)} times: "
-            + ", ".join(f"{d.get('version')} in {d.get('location')} ({d.get('location_kind')})" for d in ordered)
+            + ", ".join(
+                f"{d.get('version')} in {d.get('location')} ({d.get('location_kind')})"
+                for d in ordered
+            )
             + f". The one earlier on sys.path ({ordered[0].get('version')}) wins the import; pip "
             "commands may act on the other.",
             (Evidence("installs.distributions", [d.get("id") for d in ordered]),),

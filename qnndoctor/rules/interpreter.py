@@ -10,8 +10,12 @@ from ..matrixdata import Matrix
 from . import rule
 from ._common import native_arch, process_arch, qnn_dists, target_is_windows
 
-EMULATED = FindingKind("emulated-interpreter", Severity.ERROR, "The Python interpreter runs under emulation")
-WRONG_ARCH = FindingKind("wrong-arch-interpreter", Severity.ERROR, "The interpreter's architecture cannot drive the NPU")
+EMULATED = FindingKind(
+    "emulated-interpreter", Severity.ERROR, "The Python interpreter runs under emulation"
+)
+WRONG_ARCH = FindingKind(
+    "wrong-arch-interpreter", Severity.ERROR, "The interpreter's architecture cannot drive the NPU"
+)
 X64_HOST = FindingKind(
     "x86-64-host-no-npu",
     Severity.INFO,
@@ -22,7 +26,10 @@ _NATIVE_PYTHON_FIX = Fix(
     "Install a native ARM64 CPython (the 'ARM64' installer from python.org, 3.11 or newer), "
     "create a fresh virtual environment with it and install onnxruntime-qnn there. "
     "Keep x64-only packages in a separate process if your app needs them.",
-    ("py -V:3.12-arm64 -m venv .venv-npu", r".venv-npu\Scripts\python -m pip install onnxruntime-qnn"),
+    (
+        "py -V:3.12-arm64 -m venv .venv-npu",
+        r".venv-npu\Scripts\python -m pip install onnxruntime-qnn",
+    ),
 )
 
 
@@ -50,7 +57,9 @@ def emulated_interpreter(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         Evidence("emulation.process_arch", process),
         Evidence("emulation.native_arch", native),
         Evidence("emulation.emulator", facts.value("emulation", "emulator")),
-        Evidence("interpreter.sysconfig_platform", facts.value("interpreter", "sysconfig_platform")),
+        Evidence(
+            "interpreter.sysconfig_platform", facts.value("interpreter", "sysconfig_platform")
+        ),
         Evidence("interpreter.platform_machine", facts.value("interpreter", "platform_machine")),
     ]
     machines = _bundle_machines(facts) if qnn_dists(facts) else set()
@@ -76,7 +85,8 @@ def emulated_interpreter(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         f"This Python is a {process} build running on a {native} machine through "
         f"{facts.value('emulation', 'emulator') or 'emulation'}. The Hexagon NPU driver and the "
         "QNN HTP libraries are native ARM64 code: from an emulated process, the session typically "
-        "dies on creation with no Python exception (exit code 127 or an access violation)." + detail,
+        "dies on creation with no Python exception (exit code 127 or an access violation)."
+        + detail,
         tuple(evidence),
         _NATIVE_PYTHON_FIX,
         severity=severity,

@@ -13,7 +13,17 @@ from ._common import target_is_windows
 NON_ASCII = FindingKind("non-ascii-path", Severity.WARNING, "Paths with non-ASCII characters")
 
 # Paths the QNN libraries or the model loader actually open.
-_CRITICAL = ("interpreter", "prefix", "site-packages", "package ", "model", "tempdir", "env TEMP", "env TMP", "QNN SDK")
+_CRITICAL = (
+    "interpreter",
+    "prefix",
+    "site-packages",
+    "package ",
+    "model",
+    "tempdir",
+    "env TEMP",
+    "env TMP",
+    "QNN SDK",
+)
 
 
 @rule(needs=("paths",), emits=(NON_ASCII,))
@@ -36,8 +46,8 @@ def non_ascii_paths(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         "QNN and parts of onnxruntime pass paths through narrow-character APIs. "
         + (
             f"On Windows those use the ANSI code page ({code_page}); a character it cannot "
-            "represent fails with \"No mapping for the Unicode character exists in the target "
-            "multi-byte code page\", and even representable ones have broken QNN builds. "
+            'represent fails with "No mapping for the Unicode character exists in the target '
+            'multi-byte code page", and even representable ones have broken QNN builds. '
             if code_page
             else "Non-ASCII paths have broken QNN builds before. "
         )

@@ -14,8 +14,12 @@ from ._common import label, native_arch, pip, process_arch, qnn_dists, target_is
 LIBS_WRONG_ARCH = FindingKind(
     "qnn-libs-wrong-arch", Severity.ERROR, "Bundled QNN libraries cannot load into this process"
 )
-HTP_MISSING = FindingKind("qnn-htp-backend-missing", Severity.ERROR, "The QNN HTP backend library is missing")
-CORRUPT = FindingKind("qnn-library-corrupt", Severity.ERROR, "A bundled QNN library is truncated or corrupt")
+HTP_MISSING = FindingKind(
+    "qnn-htp-backend-missing", Severity.ERROR, "The QNN HTP backend library is missing"
+)
+CORRUPT = FindingKind(
+    "qnn-library-corrupt", Severity.ERROR, "A bundled QNN library is truncated or corrupt"
+)
 STUB_MISSING = FindingKind(
     "qnn-stub-missing-for-htp-arch",
     Severity.ERROR,
@@ -27,7 +31,9 @@ ADSP_COLON = FindingKind(
     "ADSP_LIBRARY_PATH is ':'-separated; the DSP loader splits on ';'",
 )
 ADSP_MISSING = FindingKind(
-    "adsp-library-path-bad-entry", Severity.WARNING, "ADSP_LIBRARY_PATH names folders that do not exist"
+    "adsp-library-path-bad-entry",
+    Severity.WARNING,
+    "ADSP_LIBRARY_PATH names folders that do not exist",
 )
 SYSTEM_QNN = FindingKind(
     "system-qnn-on-loader-path",
@@ -46,8 +52,17 @@ _LOADABLE_ON_ARM64 = {"arm64": {"ARM64", "ARM64X"}, "x86_64": {"AMD64", "ARM64EC
 _LOADABLE_ON_X64 = {"x86_64": {"AMD64"}}
 _ELF_ARCH = {"x86_64": "x86_64", "aarch64": "arm64"}
 _NEEDS_LOADING = {
-    "backend_htp", "system", "backend_cpu", "backend_gpu", "htp_prepare", "htp_stub",
-    "ort_provider_qnn", "ort_runtime", "ort_providers_shared", "backend_saver", "backend_ir",
+    "backend_htp",
+    "system",
+    "backend_cpu",
+    "backend_gpu",
+    "htp_prepare",
+    "htp_stub",
+    "ort_provider_qnn",
+    "ort_runtime",
+    "ort_providers_shared",
+    "backend_saver",
+    "backend_ir",
 }
 
 
@@ -81,7 +96,13 @@ def library_architecture(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         elif lib.get("format") == "ELF":
             arch = _ELF_ARCH.get(str(lib.get("machine")), lib.get("arch"))
             if arch and arch != process:
-                bad.append({"name": lib.get("name"), "machine": lib.get("machine"), "path": lib.get("path")})
+                bad.append(
+                    {
+                        "name": lib.get("name"),
+                        "machine": lib.get("machine"),
+                        "path": lib.get("path"),
+                    }
+                )
     if not bad:
         return
     machines = sorted({str(b["machine"]) for b in bad})
@@ -93,7 +114,10 @@ def library_architecture(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         "'%1 is not a valid Win32 application' (error 193) or the process dies. Usually the "
         "wheel for another platform was installed into this environment, or files were copied "
         "from another machine.",
-        (Evidence("qnn_bundled.bundles[*].libraries", bad[:12]), Evidence("emulation.process_arch", process)),
+        (
+            Evidence("qnn_bundled.bundles[*].libraries", bad[:12]),
+            Evidence("emulation.process_arch", process),
+        ),
         Fix(
             "Reinstall onnxruntime-qnn with this interpreter so pip picks the wheel for its platform.",
             (pip(facts, "install", "--force-reinstall", "--no-deps", "onnxruntime-qnn"),),
@@ -107,7 +131,15 @@ def htp_backend_present(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         libs = [lib for folder in bundle.get("folders", []) for lib in folder.get("libraries", [])]
         reinstall = Fix(
             f"Reinstall {bundle.get('name')} {bundle.get('version')}.",
-            (pip(facts, "install", "--force-reinstall", "--no-deps", f"{bundle.get('name')}=={bundle.get('version')}"),),
+            (
+                pip(
+                    facts,
+                    "install",
+                    "--force-reinstall",
+                    "--no-deps",
+                    f"{bundle.get('name')}=={bundle.get('version')}",
+                ),
+            ),
         )
         if not any(lib.get("kind") == "backend_htp" for lib in libs):
             yield make(
@@ -116,17 +148,31 @@ def htp_backend_present(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
                 f"{', '.join(str(f.get('path')) for f in bundle.get('folders', []))}: the HTP "
                 "(NPU) backend cannot be loaded. Files were deleted, quarantined by antivirus, "
                 "or overwritten by another flavour's install.",
-                (Evidence(f"qnn_bundled.bundles[{bundle.get('dist')}].folders", [
-                    {"path": f.get("path"), "libraries": [lib.get("name") for lib in f.get("libraries", [])]}
-                    for f in bundle.get("folders", [])
-                ]),),
+                (
+                    Evidence(
+                        f"qnn_bundled.bundles[{bundle.get('dist')}].folders",
+                        [
+                            {
+                                "path": f.get("path"),
+                                "libraries": [lib.get("name") for lib in f.get("libraries", [])],
+                            }
+                            for f in bundle.get("folders", [])
+                        ],
+                    ),
+                ),
                 reinstall,
             )
         broken = []
         for lib in libs:
             pe_error = _pe(facts, lib).get("error")
             if lib.get("error") or pe_error or lib.get("size") == 0:
-                broken.append({"name": lib.get("name"), "size": lib.get("size"), "error": lib.get("error") or pe_error or "empty file"})
+                broken.append(
+                    {
+                        "name": lib.get("name"),
+                        "size": lib.get("size"),
+                        "error": lib.get("error") or pe_error or "empty file",
+                    }
+                )
         if broken:
             yield make(
                 CORRUPT,
@@ -159,7 +205,9 @@ def stub_for_htp_arch(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
                 Evidence("matrix.socs.htp_arch", arch),
                 Evidence(f"qnn_bundled.bundles[{bundle.get('dist')}].stub_hexagon_versions", stubs),
             ),
-            Fix("Install an onnxruntime-qnn release that bundles a stub for this Hexagon version (newer releases add newer SoCs)."),
+            Fix(
+                "Install an onnxruntime-qnn release that bundles a stub for this Hexagon version (newer releases add newer SoCs)."
+            ),
         )
 
 
@@ -178,7 +226,9 @@ def adsp_library_path(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
             (Evidence("qnn_sdk.adsp_library_path.value", adsp.get("value")),),
             Fix(
                 "Separate the folders with ';'.",
-                (f'export ADSP_LIBRARY_PATH="{fixed}"',) if not target_is_windows(facts) else (f'set "ADSP_LIBRARY_PATH={fixed}"',),
+                (f'export ADSP_LIBRARY_PATH="{fixed}"',)
+                if not target_is_windows(facts)
+                else (f'set "ADSP_LIBRARY_PATH={fixed}"',),
             ),
         )
         return
@@ -188,7 +238,9 @@ def adsp_library_path(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
             ADSP_MISSING,
             f"ADSP_LIBRARY_PATH lists folders that do not exist: {', '.join(missing)}.",
             (Evidence("qnn_sdk.adsp_library_path.entries", adsp.get("entries")),),
-            Fix("Point ADSP_LIBRARY_PATH at the folder holding libQnnHtpV<NN>Skel.so, ';'-separated."),
+            Fix(
+                "Point ADSP_LIBRARY_PATH at the folder holding libQnnHtpV<NN>Skel.so, ';'-separated."
+            ),
         )
 
 
@@ -203,18 +255,27 @@ def system_qnn_on_loader_path(facts: Facts, matrix: Matrix) -> Iterator[Finding]
     if not entries:
         return
     versions = [
-        (root.get("version") or {}).get("sdk_yaml") or (root.get("version") or {}).get("from_folder_name")
+        (root.get("version") or {}).get("sdk_yaml")
+        or (root.get("version") or {}).get("from_folder_name")
         for root in facts.value("qnn_sdk", "roots", []) or []
     ]
     yield make(
         SYSTEM_QNN,
         "QNN libraries from outside onnxruntime-qnn are on the library search path: "
-        + "; ".join(f"{e['variable']}: {e['path']} ({', '.join(e['qnn_libraries'][:4])})" for e in entries[:4])
+        + "; ".join(
+            f"{e['variable']}: {e['path']} ({', '.join(e['qnn_libraries'][:4])})"
+            for e in entries[:4]
+        )
         + ". onnxruntime-qnn must use the QNN libraries it was built with; if the loader picks "
         "these up instead (a different QNN version), you get 'Unable to find a valid interface' "
         "or a crash.",
-        (Evidence("qnn_sdk.qnn_on_path", entries[:8]), Evidence("qnn_sdk.roots[*].version", versions)),
-        Fix("Remove the SDK's lib folder from PATH / LD_LIBRARY_PATH for the process that runs onnxruntime-qnn."),
+        (
+            Evidence("qnn_sdk.qnn_on_path", entries[:8]),
+            Evidence("qnn_sdk.roots[*].version", versions),
+        ),
+        Fix(
+            "Remove the SDK's lib folder from PATH / LD_LIBRARY_PATH for the process that runs onnxruntime-qnn."
+        ),
     )
 
 
@@ -236,7 +297,10 @@ def htp_simulator(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
                 "simulator: valid for preparing and testing models; performance numbers from "
                 "here say nothing about a real NPU.",
                 (
-                    Evidence(f"qnn_bundled.bundles[{bundle.get('dist')}].qnn_version", bundle.get("qnn_version")),
+                    Evidence(
+                        f"qnn_bundled.bundles[{bundle.get('dist')}].qnn_version",
+                        bundle.get("qnn_version"),
+                    ),
                     Evidence("emulation.process_arch", process_arch(facts)),
                 ),
             )

@@ -30,10 +30,13 @@ def build_wheel(
     out_dir.mkdir(parents=True, exist_ok=True)
     dist = name.replace("-", "_")
     info = f"{dist}-{version}.dist-info"
-    metadata = "\n".join(
-        ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
-        + [f"Requires-Dist: {r}" for r in requires]
-    ) + "\n\n"
+    metadata = (
+        "\n".join(
+            ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
+            + [f"Requires-Dist: {r}" for r in requires]
+        )
+        + "\n\n"
+    )
     tops = top_level if top_level is not None else sorted({p.split("/", 1)[0] for p in files})
     members: dict[str, bytes] = dict(files)
     members[f"{info}/METADATA"] = metadata.encode()
@@ -53,30 +56,63 @@ def build_wheel(
 
 def make_venv(root: Path, python: str = sys.executable) -> Path:
     """A real venv (without pip: the host's pip installs into it)."""
-    subprocess.run([python, "-m", "venv", "--without-pip", str(root)], check=True,
-                   stdin=subprocess.DEVNULL, timeout=120)
+    subprocess.run(
+        [python, "-m", "venv", "--without-pip", str(root)],
+        check=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
     return root / "bin" / "python"
 
 
 def pip_install(venv_python: Path, *args: str) -> None:
     """Install with the host's pip into the venv, offline, no dependency resolution."""
     subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(venv_python), "install", "--no-index",
-         "--no-deps", "--disable-pip-version-check", "-q", *args],
-        check=True, stdin=subprocess.DEVNULL, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(venv_python),
+            "install",
+            "--no-index",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "-q",
+            *args,
+        ],
+        check=True,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
     )
 
 
 def pip_uninstall(venv_python: Path, *names: str) -> None:
     subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(venv_python), "uninstall", "-y", "-q", *names],
-        check=True, stdin=subprocess.DEVNULL, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(venv_python),
+            "uninstall",
+            "-y",
+            "-q",
+            *names,
+        ],
+        check=True,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
     )
 
 
 def site_packages(venv_python: Path) -> Path:
     out = subprocess.run(
         [str(venv_python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60,
+        check=True,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
     )
     return Path(out.stdout.strip())
