@@ -1,0 +1,117 @@
+"""Other CLI behaviour: finding list, re-diagnosis of saved reports,
+renderers, redaction."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import CliResult, validate_report
+
+from qnndoctor.redact import Redactor
+from qnndoctor.rules import all_finding_kinds
+
+Cli = Callable[..., CliResult]
+
+
+def test_list_findings_names_every_kind(cli: Cli) -> None:
+    result = cli("check", "--list-findings")
+    assert result.code == 0
+    listed = {line.split()[0] for line in result.out.splitlines()}
+    assert listed == {kind.id for kind in all_finding_kinds()}
+    for required in (
+        "emulated-interpreter",
+        "wrong-arch-interpreter",
+        "onnxruntime-multiple-owners",
+        "plugin-companion-mismatch",
+        "files-overwritten",
+        "uninstall-leftover",
+        "non-ascii-path",
+        "no-onnxruntime-qnn",
+        "qnn-libs-wrong-arch",
+        "qnn-stub-missing-for-htp-arch",
+        "adsp-library-path-colon",
+    ):
+        assert required in listed
+
+
+def test_saved_report_is_rediagnosed_from_its_facts(
+    cli: Cli, healthy_venv: Path, tmp_path: Path
+) -> None:
+    saved = cli("check", "--python", str(healthy_venv), "--json")
+    path = tmp_path / "ticket.json"
+    path.write_text(saved.out)
+    again = cli("check", "--from-report", str(path), "--json")
+    assert again.code == saved.code
+    assert again.finding_ids() == saved.finding_ids()
+    # Rules are pure functions of the facts: change a fact, get its finding.
+    data = json.loads(saved.out)
+    data["facts"]["emulation"]["values"].update(
+        emulated=True, native_arch="arm64", emulator="qemu-user"
+    )
+    path.write_text(json.dumps(data))
+    changed = cli("check", "--from-report", str(path), "--json")
+    assert changed.code == 1
+    assert "emulated-interpreter" in changed.finding_ids()
+    validate_report(changed.json())
+
+
+def test_text_and_markdown_reports(cli: Cli, healthy_venv: Path) -> None:
+    text = cli("check", "--python", str(healthy_venv))
+    assert text.code == 0
+    for title in (
+        "Interpreter",
+        "onnxruntime installs",
+        "Bundled QNN libraries",
+        "System QNN SDK",
+        "Non-ASCII paths",
+        "HTP smoke session",
+        "htp-simulator-host",
+    ):
+        assert title in text.out
+    markdown = cli("check", "--python", str(healthy_venv), "--format", "markdown")
+    assert markdown.out.startswith("### qnndoctor")
+    assert "| info | `htp-simulator-host` |" in markdown.out
+    assert "<details>" in markdown.out
+
+
+def test_json_is_alone_on_stdout_and_logs_go_to_stderr(healthy_venv: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "qnndoctor", "check", "--python", str(healthy_venv), "--json", "-v"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    json.loads(done.stdout)
+    assert "qnndoctor: target:" in done.stderr
+
+
+def test_redactor_hides_user_host_home_and_secrets() -> None:
+    redactor = Redactor(homes=["/home/alice"], users=["alice"], hosts=["alice-laptop"])
+    assert redactor.text("/home/alice/venv/bin/python") == "~/venv/bin/python"
+    assert redactor.text(r"C:\Users\alice\AppData") == r"C:\Users\<user>\AppData"
+    assert redactor.text("built on alice-laptop today") == "built on <host> today"
+    assert (
+        redactor.text("https://bob:s3cret@index.example/simple")
+        == "https://<redacted>@index.example/simple"
+    )
+    assert redactor.text("HF_TOKEN=abc123 other") == "HF_TOKEN=<redacted> other"
+    assert redactor.text("malice and alice in words") == "malice and alice in words"
+
+
+def test_json_is_redacted_by_default(
+    cli: Cli, healthy_venv: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = str(healthy_venv.parent.parent.parent)
+    monkeypatch.setenv("HOME", home)
+    redacted = cli("check", "--python", str(healthy_venv), "--json")
+    assert home not in redacted.out
+    assert redacted.json()["redacted"] is True
+    assert redacted.json()["target"]["python"].startswith("~/")
+    kept = cli("check", "--python", str(healthy_venv), "--json", "--no-redact")
+    assert home in kept.out
