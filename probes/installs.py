@@ -478,7 +478,8 @@ def run(ctx: Context) -> ProbeOutput:
             check = check_for(full)
             base = os.path.basename(rel)
             is_key = rel.split("/", 1)[0] in MODULES and (
-                _KEY_FILE.search(base) is not None or (base == "__init__.py" and rel.count("/") == 1)
+                _KEY_FILE.search(base) is not None
+                or (base == "__init__.py" and rel.count("/") == 1)
             )
             if not check.exists:
                 files_missing += 1

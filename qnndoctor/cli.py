@@ -130,9 +130,10 @@ def _warm_imports(output_format: str) -> None:
     """Import what diagnosis and rendering need while the probe program runs
     in the target: the child's run and our imports overlap."""
     try:
-        from . import render, report, rules
+        from . import matrixdata, render, report, rules
 
         rules.all_rules()
+        matrixdata.load()
         render.renderer(output_format)
         if output_format == "text":
             import rich.console  # noqa: F401
@@ -148,7 +149,6 @@ def run_check(
     if args.list_findings:
         return _list_findings(out)
     warm = threading.Thread(target=_warm_imports, args=(args.format,), daemon=True)
-    warm.start()
     from .collect import CouldNotCheck, run_probes
     from .target import TargetError, resolve
 
@@ -159,7 +159,9 @@ def run_check(
         else:
             target = resolve(args.python)
             log(f"target: {target.python} ({target.how_chosen})")
-            probe_run = run_probes(target, runner=runner, timeout=args.timeout, deep=args.deep)
+            probe_run = run_probes(
+                target, runner=runner, timeout=args.timeout, deep=args.deep, on_start=warm.start
+            )
             facts = probe_run.facts
             log(f"probes finished in {probe_run.completed.duration_s:.3f} s")
     except (TargetError, CouldNotCheck, OSError, ValueError) as exc:
@@ -179,7 +181,8 @@ def run_check(
 
             renderer("json")(_could_not_check_document(str(exc), target_json), out)
         return exitcodes.COULD_NOT_CHECK
-    warm.join()
+    if warm.is_alive():
+        warm.join()
     from . import matrixdata
     from .findings import Severity
     from .report import build

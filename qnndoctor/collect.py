@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -101,11 +102,15 @@ def run_probes(
     timeout: float = 60.0,
     deep: bool = False,
     model: str | None = None,
+    on_start: Callable[[], object] | None = None,
 ) -> ProbeRun:
     """Run all probes in the target, then read bundled binaries here."""
     runner = runner or SubprocessRunner()
     completed = runner.run(
-        probe_argv(target, deep=deep, model=model), timeout=timeout, env=_child_env()
+        probe_argv(target, deep=deep, model=model),
+        timeout=timeout,
+        env=_child_env(),
+        on_start=on_start,
     )
     if completed.start_error:
         raise CouldNotCheck(f"cannot start {target.python}: {completed.start_error}", completed)

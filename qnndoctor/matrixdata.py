@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ def _soc(entry: dict[str, Any]) -> Soc:
     )
 
 
+@functools.cache
 def load(directory: Path | None = None) -> Matrix:
     """The bundled matrix, or the one in ``directory``."""
     if directory is None:

@@ -30,11 +30,11 @@ class Redactor:
         # A user name is replaced where it is a path component, so that a short
         # name ("ai") does not eat ordinary words.
         self._users = [
-            re.compile(rf"(?i)(?<=[\\/]){re.escape(u)}(?=[\\/]|$)")
+            (u.lower(), re.compile(rf"(?i)(?<=[\\/]){re.escape(u)}(?=[\\/]|$)"))
             for u in sorted({u for u in users if u}, key=len, reverse=True)
         ]
         self._hosts = [
-            re.compile(rf"(?i)(?<![A-Za-z0-9]){re.escape(h)}(?![A-Za-z0-9])")
+            (h.lower(), re.compile(rf"(?i)(?<![A-Za-z0-9]){re.escape(h)}(?![A-Za-z0-9])"))
             for h in sorted({h for h in hosts if h and len(h) >= 2}, key=len, reverse=True)
         ]
 
@@ -55,12 +55,18 @@ class Redactor:
         for home in self._homes:
             for variant in {home, home.replace("\\", "/"), home.replace("/", "\\")}:
                 value = value.replace(variant, "~")
-        for pattern in self._users:
-            value = pattern.sub("<user>", value)
-        for pattern in self._hosts:
-            value = pattern.sub("<host>", value)
-        value = _URL_CREDENTIALS.sub(r"\1<redacted>@", value)
-        return _SECRET_ASSIGNMENT.sub(r"\1=<redacted>", value)
+        lower = value.lower()
+        for word, pattern in self._users:
+            if word in lower:  # a substring test first: most strings hold no name
+                value = pattern.sub("<user>", value)
+        for word, pattern in self._hosts:
+            if word in lower:
+                value = pattern.sub("<host>", value)
+        if "@" in value:
+            value = _URL_CREDENTIALS.sub(r"\1<redacted>@", value)
+        if "=" in value:
+            value = _SECRET_ASSIGNMENT.sub(r"\1=<redacted>", value)
+        return value
 
     def value(self, value: Any) -> Any:
         if isinstance(value, str):

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Protocol
 
@@ -58,6 +58,7 @@ class Runner(Protocol):
         timeout: float,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
+        on_start: Callable[[], object] | None = None,
     ) -> Completed: ...
 
 
@@ -146,7 +147,9 @@ class SubprocessRunner:
         timeout: float,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
+        on_start: Callable[[], object] | None = None,
     ) -> Completed:
+        """``on_start`` runs once the child is running: work to overlap with it."""
         args = tuple(argv)
         started = time.monotonic()
         posix = sys.platform != "win32"
@@ -177,6 +180,8 @@ class SubprocessRunner:
         )
         for reader in readers:
             reader.start()
+        if on_start is not None:
+            on_start()
         timed_out = False
         killed: tuple[int, ...] = ()
         try:

@@ -115,3 +115,9 @@ def test_json_is_redacted_by_default(
     assert redacted.json()["target"]["python"].startswith("~/")
     kept = cli("check", "--python", str(healthy_venv), "--json", "--no-redact")
     assert home in kept.out
+
+
+def test_docs_list_every_finding() -> None:
+    text = (Path(__file__).resolve().parent.parent / "docs" / "findings.md").read_text("utf-8")
+    for kind in all_finding_kinds():
+        assert f"`{kind.id}`" in text, f"docs/findings.md lacks {kind.id}"
