@@ -4,6 +4,7 @@ that read those facts; plus probe and rule isolation."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import types
 from collections.abc import Iterator
@@ -88,7 +89,7 @@ def test_linux_qemu_user(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
         b"\x7fELF\x02\x01\x01" + b"\x00" * 11 + (183).to_bytes(2, "little") + b"\x00" * 64
     )
     monkeypatch.setattr(sys, "executable", str(exe))
-    monkeypatch.setattr(emulation.os, "uname", lambda: types.SimpleNamespace(machine="aarch64"))
+    monkeypatch.setattr(os, "uname", lambda: types.SimpleNamespace(machine="aarch64"))
     monkeypatch.setattr(os_linux, "cpuinfo_kind", lambda: "x86")
     monkeypatch.setattr(os_linux, "binfmt_emulators", lambda: ["qemu-aarch64"])
     out = ProbeOutput()
