@@ -20,12 +20,17 @@ MARKER = "@@qnndoctor-probe@@"
 
 
 def probes_dir() -> Path:
-    """Where the probe package lives: inside the installed wheel, or the repo's
-    ``probes/`` folder in an editable install (found without importing it)."""
+    """Where the probe package lives: inside the installed wheel, the repo's
+    ``probes/`` folder in an editable install, or beside a source checkout
+    (found without importing it)."""
     spec = importlib.util.find_spec("qnndoctor.probes")
-    if spec is None or not spec.submodule_search_locations:
-        raise CouldNotCheck("the qnndoctor.probes package is missing from this installation")
-    return Path(next(iter(spec.submodule_search_locations)))
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    # Running from a source checkout (``python -m qnndoctor`` in the repo root).
+    checkout = Path(__file__).resolve().parent.parent / "probes"
+    if (checkout / "__init__.py").is_file():
+        return checkout
+    raise CouldNotCheck("the qnndoctor.probes package is missing from this installation")
 
 
 # Loads the probes under a private package name straight from their folder:

@@ -347,6 +347,7 @@ def test_corrupt_environment_never_tracebacks(cli: Cli, tmp_path: Path) -> None:
     completed = subprocess.run(
         [sys.executable, "-m", "qnndoctor", "check", "--python", str(python), "--json"],
         env={**os.environ, "PYTHONPATH": env_path},
+        cwd=tmp_path,
         capture_output=True,
         stdin=subprocess.DEVNULL,
         timeout=120,
