@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import os
 import sys
 import threading
 import time
@@ -133,7 +134,7 @@ def _warm_imports(output_format: str) -> None:
         from . import matrixdata, render, report, rules
 
         rules.all_rules()
-        matrixdata.load()
+        matrixdata.load_or_empty()
         render.renderer(output_format)
         if output_format == "text":
             import rich.console  # noqa: F401
@@ -187,7 +188,10 @@ def run_check(
     from .findings import Severity
     from .report import build
 
-    report = build(target, facts, matrixdata.load())
+    matrix = matrixdata.load_or_empty()
+    if not matrix.socs:
+        err.write(f"qnndoctor: warning: matrix {matrix.source}\n")
+    report = build(target, facts, matrix)
     log(f"diagnosed in {time.perf_counter() - started:.3f} s")
     document = report.to_json()
     if args.format in ("json", "markdown") and not args.no_redact:
@@ -221,5 +225,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check":
         if args.timeout <= 0:
             parser.error("--timeout must be positive")
-        return run_check(args, sys.stdout, sys.stderr)
+        try:
+            return run_check(args, sys.stdout, sys.stderr)
+        except BrokenPipeError:
+            # The reader went away (`qnndoctor check | head`): not our error.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return exitcodes.OK
     return exitcodes.USAGE

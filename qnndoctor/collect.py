@@ -3,7 +3,6 @@ output into facts. Also the host-side binary reading that follows."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from collections.abc import Callable
@@ -12,6 +11,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from ._layout import package_dir
 from .facts import Facts, ProbeFacts
 from .runner import Completed, Runner, SubprocessRunner
 from .target import Target
@@ -20,17 +20,11 @@ MARKER = "@@qnndoctor-probe@@"
 
 
 def probes_dir() -> Path:
-    """Where the probe package lives: inside the installed wheel, the repo's
-    ``probes/`` folder in an editable install, or beside a source checkout
-    (found without importing it)."""
-    spec = importlib.util.find_spec("qnndoctor.probes")
-    if spec is not None and spec.submodule_search_locations:
-        return Path(next(iter(spec.submodule_search_locations)))
-    # Running from a source checkout (``python -m qnndoctor`` in the repo root).
-    checkout = Path(__file__).resolve().parent.parent / "probes"
-    if (checkout / "__init__.py").is_file():
-        return checkout
-    raise CouldNotCheck("the qnndoctor.probes package is missing from this installation")
+    """The probe package's folder (see ``_layout.package_dir``)."""
+    found = package_dir("probes")
+    if found is None:
+        raise CouldNotCheck("the qnndoctor.probes package is missing from this installation")
+    return found
 
 
 # Loads the probes under a private package name straight from their folder:

@@ -6,11 +6,15 @@ import functools
 import json
 import re
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ._layout import package_dir
 from .facts import Facts
+
+
+class MatrixError(Exception):
+    """The matrix data is missing or malformed."""
 
 
 @dataclass(frozen=True)
@@ -45,14 +49,27 @@ def _soc(entry: dict[str, Any]) -> Soc:
 @functools.cache
 def load(directory: Path | None = None) -> Matrix:
     """The bundled matrix, or the one in ``directory``."""
+    bundled = directory is None
     if directory is None:
-        text = resources.files("qnndoctor.matrix").joinpath("socs.json").read_text("utf-8")
-        source = "bundled qnndoctor.matrix/socs.json"
-    else:
-        text = (directory / "socs.json").read_text("utf-8")
-        source = str(directory / "socs.json")
-    data = json.loads(text)
-    return Matrix(socs=tuple(_soc(e) for e in data["socs"]), source=source)
+        directory = package_dir("matrix")
+        if directory is None:
+            raise MatrixError("the qnndoctor.matrix package is missing from this installation")
+    path = directory / "socs.json"
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        socs = tuple(_soc(e) for e in data["socs"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise MatrixError(f"{path}: {type(exc).__name__}: {exc}") from exc
+    return Matrix(socs=socs, source="bundled qnndoctor.matrix" if bundled else str(directory))
+
+
+def load_or_empty() -> Matrix:
+    """The bundled matrix, or an empty one that says why: rules that need the
+    matrix then find nothing, the rest of the diagnosis stands."""
+    try:
+        return load()
+    except MatrixError as exc:
+        return Matrix(socs=(), source=f"unavailable: {exc}")
 
 
 @dataclass(frozen=True)

@@ -121,3 +121,30 @@ def test_docs_list_every_finding() -> None:
     text = (Path(__file__).resolve().parent.parent / "docs" / "findings.md").read_text("utf-8")
     for kind in all_finding_kinds():
         assert f"`{kind.id}`" in text, f"docs/findings.md lacks {kind.id}"
+
+
+def test_broken_matrix_data_is_a_clear_error(tmp_path: Path) -> None:
+    from qnndoctor.matrixdata import MatrixError, load
+
+    (tmp_path / "socs.json").write_text('{"socs": [{"no_part": 1}]}')
+    with pytest.raises(MatrixError, match="KeyError"):
+        load(tmp_path)
+    (tmp_path / "socs.json").write_bytes(b"\xff not json")
+    with pytest.raises(MatrixError, match=r"socs\.json"):
+        load(tmp_path)
+
+
+def test_runs_from_a_source_checkout(healthy_venv: Path) -> None:
+    """`python -m qnndoctor` in the repository root imports the source tree,
+    where probes/ and matrix/ sit beside qnndoctor/."""
+    repo = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-m", "qnndoctor", "check", "--python", str(healthy_venv), "--json"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["matrix"]["source"] == "bundled qnndoctor.matrix"
