@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+# Same table as probes/_util.PE_MACHINES: the probes must stay standalone
+# (stdlib only, loaded outside this package), so they keep their own copy.
 MACHINES = {
     0x014C: "I386",
     0x01C4: "ARMNT",

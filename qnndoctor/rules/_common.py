@@ -6,6 +6,7 @@ import shlex
 from typing import Any
 
 from ..facts import Facts
+from ..findings import Fix
 
 QNN_DIST_NAMES = ("onnxruntime-qnn", "ort-nightly-qnn")
 
@@ -61,3 +62,12 @@ def process_arch(facts: Facts) -> str | None:
 def native_arch(facts: Facts) -> str | None:
     arch = facts.value("emulation", "native_arch")
     return str(arch) if arch else None
+
+
+def reinstall_fix(facts: Facts, dist: dict[str, Any], text: str | None = None) -> Fix:
+    """Force-reinstall exactly the installed version, with the target's pip."""
+    pinned = f"{dist.get('name')}=={dist.get('version')}"
+    return Fix(
+        text or f"Reinstall {dist.get('name')}.",
+        (pip(facts, "install", "--force-reinstall", "--no-deps", pinned),),
+    )

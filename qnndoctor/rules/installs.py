@@ -14,7 +14,16 @@ from ..facts import Facts
 from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
 from ..matrixdata import Matrix
 from . import rule
-from ._common import distributions, label, owners_of, pip, qnn_dists, quote, target_is_windows
+from ._common import (
+    distributions,
+    label,
+    owners_of,
+    pip,
+    qnn_dists,
+    quote,
+    reinstall_fix,
+    target_is_windows,
+)
 
 NO_QNN = FindingKind("no-onnxruntime-qnn", Severity.ERROR, "onnxruntime-qnn is not installed")
 MULTIPLE_OWNERS = FindingKind(
@@ -236,17 +245,10 @@ def files_on_disk(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
                         dist.get("overwritten_by"),
                     ),
                 ),
-                Fix(
+                reinstall_fix(
+                    facts,
+                    dist,
                     f"Remove the other distribution, then force-reinstall {dist.get('name')}.",
-                    (
-                        pip(
-                            facts,
-                            "install",
-                            "--force-reinstall",
-                            "--no-deps",
-                            f"{dist.get('name')}=={dist.get('version')}",
-                        ),
-                    ),
                 ),
             )
         missing_keys = _key_file_problems(dist, ("missing",))
@@ -272,18 +274,7 @@ def files_on_disk(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
                         dist.get("files_missing"),
                     ),
                 ),
-                Fix(
-                    f"Reinstall {dist.get('name')}.",
-                    (
-                        pip(
-                            facts,
-                            "install",
-                            "--force-reinstall",
-                            "--no-deps",
-                            f"{dist.get('name')}=={dist.get('version')}",
-                        ),
-                    ),
-                ),
+                reinstall_fix(facts, dist),
                 severity=Severity.ERROR if missing_keys else Severity.WARNING,
             )
         modified = _key_file_problems(dist, ("modified",))
@@ -294,18 +285,7 @@ def files_on_disk(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
                 "the size or hash in RECORD, and no other installed distribution claims them: "
                 "patched by hand, truncated, or left over from another install.",
                 (Evidence(f"installs.distributions[{dist.get('id')}].key_files", modified[:10]),),
-                Fix(
-                    f"Reinstall {dist.get('name')}.",
-                    (
-                        pip(
-                            facts,
-                            "install",
-                            "--force-reinstall",
-                            "--no-deps",
-                            f"{dist.get('name')}=={dist.get('version')}",
-                        ),
-                    ),
-                ),
+                reinstall_fix(facts, dist),
             )
 
 

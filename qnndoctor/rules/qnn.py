@@ -9,7 +9,15 @@ from ..facts import Facts
 from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
 from ..matrixdata import Matrix, identify_soc
 from . import rule
-from ._common import label, native_arch, pip, process_arch, qnn_dists, target_is_windows
+from ._common import (
+    label,
+    native_arch,
+    pip,
+    process_arch,
+    qnn_dists,
+    reinstall_fix,
+    target_is_windows,
+)
 
 LIBS_WRONG_ARCH = FindingKind(
     "qnn-libs-wrong-arch", Severity.ERROR, "Bundled QNN libraries cannot load into this process"
@@ -129,18 +137,7 @@ def library_architecture(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
 def htp_backend_present(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     for bundle in facts.value("qnn_bundled", "bundles", []) or []:
         libs = [lib for folder in bundle.get("folders", []) for lib in folder.get("libraries", [])]
-        reinstall = Fix(
-            f"Reinstall {bundle.get('name')} {bundle.get('version')}.",
-            (
-                pip(
-                    facts,
-                    "install",
-                    "--force-reinstall",
-                    "--no-deps",
-                    f"{bundle.get('name')}=={bundle.get('version')}",
-                ),
-            ),
-        )
+        reinstall = reinstall_fix(facts, bundle)
         if not any(lib.get("kind") == "backend_htp" for lib in libs):
             yield make(
                 HTP_MISSING,
