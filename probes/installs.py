@@ -487,7 +487,7 @@ def run(ctx: Context) -> ProbeOutput:
                     missing.append(rel)
             if full in on_disk_owner and on_disk_owner[full] is not dist and check.exists:
                 other = on_disk_owner[full]
-                label = other.ident if other else "unknown"
+                label = other.ident if other else "no claimant's copy (changed on disk)"
                 overwritten_by[label] = overwritten_by.get(label, 0) + 1
             if is_key:
                 status, method = _verdict(check, digest, size, deep)

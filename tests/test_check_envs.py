@@ -208,6 +208,10 @@ def test_x64_dlls_in_arm64_bundle_are_read_with_pefile(cli: Cli, tmp_path: Path)
     assert htp["machine"] == "AMD64"
     assert htp["strings"]["ProductVersion"] == "2.37.1.250807093845_124904"
     assert htp["file_version_fixed"] == "2.37.1.0"
+    versions = report["facts"]["binaries"]["values"]["qnn_versions"]
+    (only,) = versions.values()
+    assert only["version"] == "2.37.1" and only["agree"] is True
+    assert only["build"] == "2.37.1.250807093845_124904"
     bundle = report["facts"]["qnn_bundled"]["values"]["bundles"][0]
     assert bundle["stub_hexagon_versions"] == [73]
     assert bundle["skel_hexagon_versions"] == [73]
@@ -381,3 +385,55 @@ def test_corrupt_environment_never_tracebacks(cli: Cli, tmp_path: Path) -> None:
     )
     assert report["facts"]["paths"]["status"] == "ok"
     del flagged
+
+
+def test_non_ascii_venv_path(cli: Cli, tmp_path: Path, real_wheels: dict[str, Path]) -> None:
+    """A user name like the seed's: every path under it carries the characters."""
+    python = make_venv(tmp_path / "Jürgen 李" / "venv")
+    pip_install(python, str(real_wheels["onnxruntime-qnn==2.7.0"]))
+    report = cli("check", "--python", str(python), "--json", "--no-redact").json()
+    finding = next(f for f in report["findings"] if f["id"] == "non-ascii-path")
+    assert finding["severity"] == "warning"  # no ANSI code page on Linux
+    assert "ü (U+00FC)" in finding["explanation"] and "李 (U+674E)" in finding["explanation"]
+    labels = {e["label"] for e in report["facts"]["paths"]["values"]["non_ascii"]}
+    assert {"interpreter", "prefix", "site-packages"} <= labels
+    assert any(label.startswith("package onnxruntime_qnn") for label in labels)
+
+
+def test_same_flavour_installed_twice(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One copy in the venv, another in a PYTHONPATH folder (pip --target)."""
+    python = make_venv(tmp_path / "venv")
+    old = build_wheel(
+        tmp_path / "w1", "onnxruntime-qnn", "1.22.0", {"onnxruntime/__init__.py": b"# 1.22"}
+    )
+    new = build_wheel(
+        tmp_path / "w2", "onnxruntime-qnn", "1.23.2", {"onnxruntime/__init__.py": b"# 1.23"}
+    )
+    pip_install(python, str(new))
+    target = tmp_path / "extra"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-index",
+            "--no-deps",
+            "--target",
+            str(target),
+            str(old),
+        ],
+        check=True,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
+    monkeypatch.setenv("PYTHONPATH", str(target))
+    report = cli("check", "--python", str(python), "--json", "--no-redact").json()
+    twice = next(f for f in report["findings"] if f["id"] == "distribution-installed-twice")
+    assert "1.22.0 in " + str(target) in twice["explanation"]
+    assert "(1.22.0) wins the import" in twice["explanation"]
+    would = report["facts"]["installs"]["values"]["would_import"]["onnxruntime"]
+    assert would["entry_kind"] == "pythonpath" and would["path"] == str(target / "onnxruntime")

@@ -25,6 +25,45 @@ def _library_paths(facts: Facts) -> Iterable[str]:
                     yield str(lib["path"])
 
 
+_QNN_KINDS = (
+    "backend_htp",
+    "system",
+    "backend_cpu",
+    "backend_gpu",
+    "htp_prepare",
+    "htp_stub",
+    "backend_saver",
+)
+
+
+def qnn_versions(facts: Facts, pe_details: dict[str, Any]) -> dict[str, Any]:
+    """The QNN version each bundle carries, from the VERSIONINFO of its QNN
+    DLLs. ``null`` when no DLL has one, or when they disagree (never a guess)."""
+    result: dict[str, Any] = {}
+    for bundle in facts.value("qnn_bundled", "bundles", []) or []:
+        seen: dict[str, list[str]] = {}
+        for folder in bundle.get("folders", []):
+            for lib in folder.get("libraries", []):
+                if lib.get("kind") not in _QNN_KINDS:
+                    continue
+                strings = (pe_details.get(lib.get("path")) or {}).get("strings") or {}
+                build = strings.get("ProductVersion")
+                if build:
+                    seen.setdefault(str(build), []).append(str(lib.get("name")))
+        if not seen:
+            continue
+        agree = len(seen) == 1
+        build = next(iter(seen)) if agree else None
+        result[str(bundle.get("dist"))] = {
+            "version": ".".join(build.split("_")[0].split(".")[:3]) if build else None,
+            "build": build,
+            "agree": agree,
+            "evidence": {k: sorted(v) for k, v in seen.items()},
+            "source": "PE VERSIONINFO ProductVersion of the bundled QNN DLLs",
+        }
+    return result
+
+
 def read_binaries(facts: Facts) -> ProbeFacts:
     """PE details of every bundled library the probes found, keyed by path."""
     started = time.perf_counter()
@@ -44,7 +83,10 @@ def read_binaries(facts: Facts) -> ProbeFacts:
     return ProbeFacts(
         NAME,
         OK,
-        values={"pe": details},
-        sources={"pe": "pefile: FILE_HEADER, VS_VERSIONINFO, load config (CHPE)"},
+        values={"pe": details, "qnn_versions": qnn_versions(facts, details)},
+        sources={
+            "pe": "pefile: FILE_HEADER, VS_VERSIONINFO, load config (CHPE)",
+            "qnn_versions": "ProductVersion of the bundled QNN DLLs (must agree)",
+        },
         duration_ms=round((time.perf_counter() - started) * 1000, 2),
     )

@@ -89,7 +89,7 @@ def _bundled(v: dict[str, Any]) -> list[str]:
     lines = []
     for b in v.get("bundles", []):
         lines.append(
-            f"{b.get('name')} {b.get('version')}: QNN {b.get('qnn_version') or 'version from binaries'}; "
+            f"{b.get('name')} {b.get('version')}: QNN {b.get('qnn_version') or '(version: see binary details)'}; "
             f"stubs {[f'v{s}' for s in b.get('stub_hexagon_versions', [])] or 'none'}, "
             f"skels {[f'v{s}' for s in b.get('skel_hexagon_versions', [])] or 'none'}"
         )
@@ -143,14 +143,18 @@ def _binaries(v: dict[str, Any]) -> list[str]:
     pe = v.get("pe", {})
     if not pe:
         return ["no PE libraries to read"]
-    versions = sorted(
-        {
-            str((d.get("strings") or {}).get("ProductVersion"))
-            for d in pe.values()
-            if d.get("strings")
-        }
-    )
-    return [f"{len(pe)} PE files read; product versions: {', '.join(versions) or '-'}"]
+    lines = [f"{len(pe)} PE files read"]
+    for dist, info in (v.get("qnn_versions") or {}).items():
+        if info.get("agree"):
+            lines.append(f"{dist}: bundled QNN {info.get('version')} (build {info.get('build')})")
+        else:
+            lines.append(
+                f"{dist}: QNN DLL versions disagree: {', '.join(info.get('evidence', {}))}"
+            )
+    broken = [path for path, d in pe.items() if d.get("error")]
+    if broken:
+        lines.append(f"unreadable or truncated: {', '.join(broken[:4])}")
+    return lines
 
 
 _SUMMARIZERS: dict[str, Callable[[dict[str, Any]], list[str]]] = {

@@ -82,7 +82,7 @@ def emulated_interpreter(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
             )
     yield make(
         EMULATED,
-        f"This Python is a {process} build running on a {native} machine through "
+        f"This Python is an {process} build running on an {native} machine through "
         f"{facts.value('emulation', 'emulator') or 'emulation'}. The Hexagon NPU driver and the "
         "QNN HTP libraries are native ARM64 code: from an emulated process, the session typically "
         "dies on creation with no Python exception (exit code 127 or an access violation)."

@@ -116,7 +116,7 @@ def library_architecture(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     machines = sorted({str(b["machine"]) for b in bad})
     yield make(
         LIBS_WRONG_ARCH,
-        f"This is a {process} process on a {native or 'unknown'} machine, but "
+        f"This is an {process} process on an {native or 'unknown'} machine, but "
         f"{', '.join(str(b['name']) for b in bad[:6])} {'is' if len(bad) == 1 else 'are'} "
         f"{'/'.join(machines)} code, which such a process cannot load. Loading fails with "
         "'%1 is not a valid Win32 application' (error 193) or the process dies. Usually the "
