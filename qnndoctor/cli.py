@@ -56,6 +56,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--no-smoke", action="store_true", help="skip the HTP smoke session")
     check.add_argument(
+        "--backend",
+        choices=("htp", "gpu", "cpu"),
+        default="htp",
+        help="QNN backend for the smoke session (default htp)",
+    )
+    check.add_argument(
+        "--smoke-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="time limit for the smoke session; its whole process tree is killed after it (default 60)",
+    )
+    check.add_argument(
         "--fail-on",
         choices=("error", "warning"),
         default="error",
@@ -114,16 +127,42 @@ def _list_findings(out: TextIO) -> int:
 
 
 def _load_saved(path: str) -> tuple[Any, Any]:
-    from .facts import Facts
+    from .facts import Facts, ProbeFacts
     from .target import Target
 
     data = json.loads(Path(path).read_text("utf-8"))
     if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
         raise ValueError(f"{path}: not a qnndoctor schema_version {SCHEMA_VERSION} report")
     target = data.get("target") or {}
+    facts = Facts.from_json(data.get("facts") or {})
+    if isinstance(data.get("smoke"), dict):
+        facts = facts.with_probe(ProbeFacts("smoke", "ok", values=data["smoke"]))
     return (
         Target(str(target.get("python")), f"saved report {path} ({target.get('how_chosen')})"),
-        Facts.from_json(data.get("facts") or {}),
+        facts,
+    )
+
+
+def _smoke_facts(
+    args: argparse.Namespace, target: Any, facts: Any, runner: Runner | None, log: _Log
+) -> Any:
+    """The smoke session's result as a fact (``--no-smoke``: not run, and why)."""
+    from .facts import ProbeFacts
+    from .smoke import not_run, run_smoke
+
+    if args.no_smoke:
+        result = not_run("skipped with --no-smoke", args.backend)
+    else:
+        log(f"smoke session on the {args.backend} backend (timeout {args.smoke_timeout:g} s)")
+        result = run_smoke(
+            target, facts, backend=args.backend, timeout=args.smoke_timeout, runner=runner
+        )
+        log(f"smoke session: {result.status} in {result.duration_s} s")
+    return ProbeFacts(
+        "smoke",
+        "ok",
+        values=result.to_json(),
+        sources={"status": "qnndoctor smoke child (qnndoctor/smoke/child.py) in the target"},
     )
 
 
@@ -165,6 +204,7 @@ def run_check(
             )
             facts = probe_run.facts
             log(f"probes finished in {probe_run.completed.duration_s:.3f} s")
+            facts = facts.with_probe(_smoke_facts(args, target, facts, runner, log))
     except (TargetError, CouldNotCheck, OSError, ValueError) as exc:
         err.write(f"qnndoctor: could not check: {exc}\n")
         if isinstance(exc, CouldNotCheck) and exc.completed is not None and args.verbose:
@@ -223,8 +263,10 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code) if isinstance(exc.code, int) else exitcodes.USAGE
     if args.command == "check":
-        if args.timeout <= 0:
-            parser.error("--timeout must be positive")
+        if args.timeout <= 0 or args.smoke_timeout <= 0:
+            err_text = "qnndoctor: error: --timeout and --smoke-timeout must be positive\n"
+            sys.stderr.write(err_text)
+            return exitcodes.USAGE
         try:
             return run_check(args, sys.stdout, sys.stderr)
         except BrokenPipeError:

@@ -25,7 +25,8 @@ class Report:
     skipped: tuple[SkippedCheck, ...]
     created: str
     matrix_source: str
-    smoke: Mapping[str, Any] | None = None
+    # The smoke session is a fact like the probes' (rules read it); the JSON
+    # contract shows it at the top level as ``smoke`` instead of in ``facts``.
     recommendation: Mapping[str, Any] | None = None
 
     def worst(self) -> Severity | None:
@@ -41,20 +42,18 @@ class Report:
             "tool": {"name": "qnndoctor", "version": __version__},
             "created": self.created,
             "target": self.target.to_json(),
-            "facts": self.facts.to_json(),
+            "facts": {k: v for k, v in self.facts.to_json().items() if k != "smoke"},
             "findings": [f.to_json() for f in self.findings],
             "skipped_checks": [s.to_json() for s in self.skipped],
             "matrix": {"source": self.matrix_source},
-            "smoke": dict(self.smoke) if self.smoke is not None else None,
+            "smoke": dict(smoke.values) if (smoke := self.facts.probe("smoke")) else None,
             "recommendation": dict(self.recommendation)
             if self.recommendation is not None
             else None,
         }
 
 
-def build(
-    target: Target, facts: Facts, matrix: Matrix, smoke: Mapping[str, Any] | None = None
-) -> Report:
+def build(target: Target, facts: Facts, matrix: Matrix) -> Report:
     """Diagnose: a pure function of the facts and the matrix (plus a clock)."""
     evaluation = evaluate(facts, matrix)
     return Report(
@@ -64,5 +63,4 @@ def build(
         skipped=evaluation.skipped,
         created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         matrix_source=matrix.source,
-        smoke=smoke,
     )

@@ -198,5 +198,14 @@ def counts(report: dict[str, Any]) -> dict[str, int]:
 def smoke_line(report: dict[str, Any]) -> str:
     smoke = report.get("smoke")
     if smoke is None:
-        return "not run (the HTP smoke session is not part of this qnndoctor version)"
-    return f"{smoke.get('status')}"
+        return "not run"
+    text = f"{smoke.get('status')} ({smoke.get('backend')} backend"
+    if smoke.get("duration_s") is not None:
+        text += f", {smoke['duration_s']} s"
+    text += ")"
+    child = smoke.get("child") or {}
+    if smoke.get("status") == "passed":
+        text += f": {child.get('path')}, output matched, all nodes on QNN"
+    if smoke.get("reason"):
+        text += f": {smoke['reason']}"
+    return text

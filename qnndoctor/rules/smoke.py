@@ -1,0 +1,119 @@
+"""Rules about the smoke session's outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from .. import signatures
+from ..facts import Facts
+from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
+from ..matrixdata import Matrix
+from . import rule
+
+PASSED = FindingKind("smoke-passed", Severity.INFO, "The QNN smoke session ran on the backend")
+FAILED = FindingKind("smoke-failed", Severity.ERROR, "The QNN smoke session failed with an error")
+CRASHED = FindingKind("smoke-crashed", Severity.ERROR, "The QNN smoke session crashed the process")
+TIMED_OUT = FindingKind("smoke-timed-out", Severity.ERROR, "The QNN smoke session hung")
+WRONG = FindingKind(
+    "smoke-wrong-output", Severity.ERROR, "The QNN smoke session computed wrong values"
+)
+FELL_BACK = FindingKind(
+    "smoke-fell-back-to-cpu", Severity.ERROR, "The smoke model did not run on QNN"
+)
+
+
+def _candidates(facts: Facts, smoke: dict[str, Any]) -> list[signatures.Match]:
+    child = smoke.get("child") or {}
+    exc = child.get("exception") or {}
+    text = "\n".join(
+        str(part)
+        for part in (exc.get("message"), exc.get("traceback"), smoke.get("stderr_tail"))
+        if part
+    )
+    try:
+        return signatures.match(
+            text, exit_code=smoke.get("exit_code"), exception_type=exc.get("type"), facts=facts
+        )
+    except signatures.CatalogueError:
+        return []
+
+
+def _explained(base: str, candidates: list[signatures.Match]) -> tuple[str, Fix]:
+    if not candidates:
+        return base + " No known failure signature matches; the log lines are in the report.", Fix(
+            "Run `qnndoctor explain --log FILE` on the full log, or attach the JSON report to a bug."
+        )
+    best = candidates[0]
+    text = f"{base} Most likely: {best.signature.title}. {best.signature.cause}"
+    if len(candidates) > 1:
+        text += " Other candidates: " + "; ".join(c.signature.title for c in candidates[1:4]) + "."
+    return text, Fix(best.signature.fix)
+
+
+@rule(needs=("smoke",), emits=(PASSED, FAILED, CRASHED, TIMED_OUT, WRONG, FELL_BACK))
+def smoke_outcome(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
+    smoke = dict(facts.probe("smoke").values) if facts.probe("smoke") else {}  # type: ignore[union-attr]
+    status = smoke.get("status")
+    child = smoke.get("child") or {}
+    backend = smoke.get("backend")
+    evidence = [
+        Evidence("smoke.status", status),
+        Evidence("smoke.reason", smoke.get("reason")),
+        Evidence("smoke.exit_code", smoke.get("exit_code")),
+        Evidence("smoke.signal", smoke.get("signal")),
+        Evidence("smoke.child.path", child.get("path")),
+    ]
+    if status == "passed":
+        timings = child.get("timings_s") or {}
+        yield make(
+            PASSED,
+            f"onnxruntime {child.get('onnxruntime_version')} ran the quantized test model on the "
+            f"QNN {backend} backend ({child.get('path')}, QNN {child.get('qnn_version') or 'version n/a'}) "
+            "with CPU fallback disabled; every node ran on QNN and the output matched "
+            f"(max error {child.get('max_abs_error')}). Session creation took "
+            f"{timings.get('session')} s, the first run {timings.get('first_run')} s.",
+            (*evidence, Evidence("smoke.child.loaded_libraries", child.get("loaded_libraries"))),
+        )
+        return
+    if status in (None, "not_run"):
+        return
+    candidates = _candidates(facts, smoke)
+    match_evidence = Evidence("smoke.signatures", [c.signature.id for c in candidates[:5]])
+    if status == "failed":
+        text, fix = _explained(f"The session failed: {smoke.get('reason')}.", candidates)
+        yield make(FAILED, text, (*evidence, match_evidence), fix)
+    elif status == "crashed":
+        text, fix = _explained(
+            f"The Python process running the session died ({smoke.get('signal') or smoke.get('exit_code')}) "
+            "without a Python exception: a crash in native code (QNN, the NPU driver, onnxruntime). "
+            "Your application would die the same way.",
+            candidates,
+        )
+        yield make(CRASHED, text, (*evidence, match_evidence), fix)
+    elif status == "timed_out":
+        text, fix = _explained(
+            f"The session produced no result within {smoke.get('duration_s')} s and its process tree "
+            "was killed. A hang in device or context creation usually means the NPU driver or "
+            "its DSP transport is not answering.",
+            candidates,
+        )
+        yield make(TIMED_OUT, text, (*evidence, match_evidence), fix)
+    elif status == "wrong_output":
+        yield make(
+            WRONG,
+            f"The model ran but its output {child.get('output')} differs from the expected "
+            f"values by up to {child.get('max_abs_error')} (tolerance {child.get('tolerance')}). "
+            "The QNN backend computes wrong results on this machine: a driver / QNN version mismatch "
+            "is the usual cause.",
+            tuple(evidence),
+            Fix("Install the onnxruntime-qnn release whose bundled QNN matches your NPU driver."),
+        )
+    elif status == "fell_back_to_cpu":
+        yield make(
+            FELL_BACK,
+            f"Nodes ran outside QNN ({child.get('nodes_not_on_qnn')}) although CPU fallback was "
+            "disabled: the NPU did not do the work.",
+            tuple(evidence),
+            Fix("Report this with the JSON output: it should not be possible."),
+        )

@@ -1,0 +1,225 @@
+"""The isolated HTP smoke session: the proof that QNN really runs.
+
+"Provider is listed" is not "provider works". The child (``child.py``) runs a
+tiny quantized model in the target interpreter with CPU fallback disabled;
+this side starts it through a ``Runner`` (hard timeout, whole-tree kill,
+capped output) and classifies whatever happens, crash and hang included.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal as _signal
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..facts import Facts
+from ..runner import Completed, Runner, SubprocessRunner
+from ..target import Target
+
+HERE = Path(__file__).resolve().parent
+MODEL = HERE / "qdq_add.onnx"
+EXPECTED = HERE / "qdq_add.expected.json"
+CHILD = HERE / "child.py"
+MARKER = "@@qnndoctor-smoke@@"
+
+STATUSES = (
+    "passed",
+    "wrong_output",
+    "fell_back_to_cpu",
+    "failed",
+    "crashed",
+    "timed_out",
+    "not_run",
+)
+BACKENDS = ("htp", "gpu", "cpu")
+
+# Windows NTSTATUS codes a crashing process exits with (as unsigned 32-bit).
+NTSTATUS = {
+    0xC0000005: "STATUS_ACCESS_VIOLATION",
+    0xC000001D: "STATUS_ILLEGAL_INSTRUCTION",
+    0xC0000096: "STATUS_PRIVILEGED_INSTRUCTION",
+    0xC00000FD: "STATUS_STACK_OVERFLOW",
+    0xC0000135: "STATUS_DLL_NOT_FOUND",
+    0xC0000139: "STATUS_ENTRYPOINT_NOT_FOUND",
+    0xC0000142: "STATUS_DLL_INIT_FAILED",
+    0xC000026F: "STATUS_DLL_INIT_FAILED_LOGOFF",
+    0xC0000374: "STATUS_HEAP_CORRUPTION",
+    0xC0000409: "STATUS_STACK_BUFFER_OVERRUN",
+    0xC0000417: "STATUS_INVALID_CRUNTIME_PARAMETER",
+    0xC000041D: "STATUS_FATAL_USER_CALLBACK_EXCEPTION",
+    0x80000003: "STATUS_BREAKPOINT",
+}
+
+_STDERR_TAIL = 6000
+_LOG_KEYWORDS = ("qnn", "htp", "onnxruntime", "error", "fail", "skel", "stub", "fastrpc")
+
+
+def exit_code_name(code: int | None) -> str | None:
+    """A crash's exit code by name: POSIX signal, NTSTATUS or well-known code."""
+    if code is None:
+        return None
+    if code < 0:
+        try:
+            return _signal.Signals(-code).name
+        except ValueError:
+            return f"signal {-code}"
+    unsigned = code & 0xFFFFFFFF
+    if unsigned in NTSTATUS:
+        return NTSTATUS[unsigned]
+    if code == 127:
+        return "exit 127 (loader could not run the program; under emulation: native library crash)"
+    if code >= 128 + 1 and code <= 128 + 64:
+        try:
+            return f"{_signal.Signals(code - 128).name} (via shell)"
+        except ValueError:
+            return None
+    return None
+
+
+@dataclass(frozen=True)
+class SmokeResult:
+    """What the smoke session did; ``to_json`` is the report's ``smoke``."""
+
+    status: str
+    reason: str | None = None
+    backend: str = "htp"
+    exit_code: int | None = None
+    exit_name: str | None = None
+    duration_s: float | None = None
+    stderr_tail: str | None = None
+    log_lines: tuple[str, ...] = ()
+    child: Mapping[str, Any] | None = None
+    killed_pids: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "reason": self.reason,
+            "backend": self.backend,
+            "exit_code": self.exit_code,
+            "signal": self.exit_name,
+            "duration_s": self.duration_s,
+            "stderr_tail": self.stderr_tail,
+            "log_lines": list(self.log_lines),
+            "child": dict(self.child) if self.child is not None else None,
+            "killed_pids": list(self.killed_pids),
+        }
+
+
+def not_run(reason: str, backend: str = "htp") -> SmokeResult:
+    return SmokeResult("not_run", reason=reason, backend=backend)
+
+
+def reason_not_to_run(facts: Facts) -> str | None:
+    """Why running the smoke session would prove nothing new, if so."""
+    if not facts.ok("installs"):
+        return None  # cannot tell: try it, the child will say
+    dists = facts.value("installs", "distributions", []) or []
+    has_qnn = any(
+        d.get("canonical_name") in ("onnxruntime-qnn", "ort-nightly-qnn")
+        or "onnxruntime_qnn" in d.get("provides_modules", [])
+        for d in dists
+    )
+    if not has_qnn:
+        return "onnxruntime-qnn is not installed"
+    return None
+
+
+def _log_lines(stderr: str) -> tuple[str, ...]:
+    keep = [
+        line.strip()
+        for line in stderr.splitlines()
+        if any(k in line.lower() for k in _LOG_KEYWORDS) and "[V:" not in line
+    ]
+    return tuple(keep[-80:])
+
+
+def classify(completed: Completed, backend: str) -> SmokeResult:
+    """Every way the child can end, as one of ``STATUSES``."""
+    stderr = completed.stderr_text()
+    common: dict[str, Any] = {
+        "backend": backend,
+        "exit_code": completed.exit_code,
+        "exit_name": exit_code_name(completed.exit_code),
+        "duration_s": round(completed.duration_s, 3),
+        "stderr_tail": stderr[-_STDERR_TAIL:] or None,
+        "log_lines": _log_lines(stderr),
+        "killed_pids": completed.killed_pids,
+    }
+    if completed.start_error:
+        return SmokeResult(
+            "not_run", reason=f"cannot start the interpreter: {completed.start_error}", **common
+        )
+    if completed.timed_out:
+        return SmokeResult(
+            "timed_out",
+            reason=f"no result within {completed.duration_s:.0f} s; the process tree was killed",
+            **common,
+        )
+    child: dict[str, Any] | None = None
+    for line in completed.stdout_text().splitlines():
+        if line.startswith(MARKER):
+            try:
+                loaded = json.loads(line[len(MARKER) :])
+            except json.JSONDecodeError:
+                continue
+            if isinstance(loaded, dict):
+                child = loaded
+    if child is None:
+        how = common["exit_name"] or f"exit code {completed.exit_code}"
+        return SmokeResult(
+            "crashed",
+            reason=f"the process ended without a result ({how})",
+            **common,
+        )
+    status = str(child.get("status"))
+    if status not in STATUSES:
+        return SmokeResult(
+            "crashed", reason=f"unexpected child status {status!r}", child=child, **common
+        )
+    reason = None
+    if status == "failed":
+        exc = child.get("exception") or {}
+        reason = f"{exc.get('type')} at stage {child.get('stage')}: {exc.get('message')}"
+    elif status == "wrong_output":
+        reason = f"max abs error {child.get('max_abs_error')} > tolerance {child.get('tolerance')}"
+    elif status == "fell_back_to_cpu":
+        reason = f"nodes not on QNN: {child.get('nodes_not_on_qnn')}"
+    if completed.exit_code not in (0, None) and status != "failed":
+        reason = (reason + "; " if reason else "") + (
+            f"then the process exited abnormally ({common['exit_name'] or completed.exit_code})"
+        )
+    return SmokeResult(status, reason=reason, child=child, **common)
+
+
+def smoke_argv(target: Target, backend: str) -> list[str]:
+    return [target.python, "-B", str(CHILD), str(MODEL), str(EXPECTED), backend]
+
+
+def run_smoke(
+    target: Target,
+    facts: Facts,
+    *,
+    backend: str = "htp",
+    timeout: float = 60.0,
+    runner: Runner | None = None,
+) -> SmokeResult:
+    """Run the child in the target and classify the outcome. Never raises for
+    anything the child does."""
+    why_not = reason_not_to_run(facts)
+    if why_not:
+        return not_run(why_not, backend)
+    runner = runner or SubprocessRunner()
+    env = dict(os.environ)
+    for variable in ("PYTHONINSPECT", "PYTHONSTARTUP"):
+        env.pop(variable, None)
+    # A neutral working directory: a stray ./onnxruntime folder must not be
+    # what the session imports (the probes report that case separately).
+    with tempfile.TemporaryDirectory(prefix="qnndoctor-smoke-") as cwd:
+        completed = runner.run(smoke_argv(target, backend), timeout=timeout, env=env, cwd=cwd)
+    return classify(completed, backend)
