@@ -71,10 +71,14 @@ def real_wheels() -> dict[str, Path]:
 
 @pytest.fixture(scope="session")
 def healthy_venv(tmp_path_factory: pytest.TempPathFactory, real_wheels: dict[str, Path]) -> Path:
-    """onnxruntime-qnn 2.7.0 + its onnxruntime: the healthy reference setup."""
+    """onnxruntime-qnn 2.7.0 + its onnxruntime (+ numpy, which importing
+    onnxruntime needs): the healthy reference setup."""
     python = make_venv(tmp_path_factory.mktemp("healthy") / "venv")
     pip_install(
-        python, str(real_wheels["onnxruntime==1.31.1"]), str(real_wheels["onnxruntime-qnn==2.7.0"])
+        python,
+        str(real_wheels["onnxruntime==1.31.1"]),
+        str(real_wheels["onnxruntime-qnn==2.7.0"]),
+        str(real_wheels["numpy==2.4.6"]),
     )
     return python
 
