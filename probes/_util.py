@@ -116,16 +116,33 @@ def binary_format(path: str) -> Dict[str, Any]:
             "machine_code": machine,
         }
     if head[:4] == b"\x7fELF":
-        if len(head) < 20:
+        if len(head) < 64:
             return {"format": "ELF", "machine": None, "error": "truncated ELF header"}
         endian = "<" if head[5] == 1 else ">"
+        bits = 64 if head[4] == 2 else 32
         (machine,) = struct.unpack_from(endian + "H", head, 18)
-        return {
+        info: Dict[str, Any] = {
             "format": "ELF",
             "machine": ELF_MACHINES.get(machine, str(machine)),
             "machine_code": machine,
-            "bits": 64 if head[4] == 2 else 32,
+            "bits": bits,
         }
+        # The section header table sits at the end of the file: a copy cut
+        # short (interrupted download or install) no longer reaches it.
+        if bits == 64:
+            (table,) = struct.unpack_from(endian + "Q", head, 0x28)
+            entry_size, count = struct.unpack_from(endian + "HH", head, 0x3A)
+        else:
+            (table,) = struct.unpack_from(endian + "I", head, 0x20)
+            entry_size, count = struct.unpack_from(endian + "HH", head, 0x2E)
+        needed = table + entry_size * count
+        size = os.path.getsize(path)
+        if table and needed > size:
+            info["error"] = "truncated: %d bytes on disk, section headers end at %d" % (
+                size,
+                needed,
+            )
+        return info
     if head[:4] in (b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe", b"\xca\xfe\xba\xbe"):
         return {"format": "Mach-O", "machine": None}
     return {"format": "unknown", "machine": None, "error": "unrecognised header"}

@@ -28,7 +28,12 @@ def _candidates(facts: Facts, smoke: dict[str, Any]) -> list[signatures.Match]:
     exc = child.get("exception") or {}
     text = "\n".join(
         str(part)
-        for part in (exc.get("message"), exc.get("traceback"), smoke.get("stderr_tail"))
+        for part in (
+            exc.get("message"),
+            exc.get("traceback"),
+            "\n".join(smoke.get("log_lines") or []),
+            smoke.get("stderr_tail"),
+        )
         if part
     )
     try:

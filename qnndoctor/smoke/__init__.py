@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal as _signal
 import tempfile
 from collections.abc import Mapping
@@ -130,13 +131,33 @@ def reason_not_to_run(facts: Facts) -> str | None:
     return None
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_ORT_SEVERITY = re.compile(r"\[([VIWEF]):onnxruntime")
+
+
 def _log_lines(stderr: str) -> tuple[str, ...]:
-    keep = [
-        line.strip()
-        for line in stderr.splitlines()
-        if any(k in line.lower() for k in _LOG_KEYWORDS) and "[V:" not in line
-    ]
+    """The lines worth reading: onnxruntime warnings and errors, and QNN's
+    own messages; not the verbose/info chatter of a successful session."""
+    keep = []
+    for raw in stderr.splitlines():
+        line = _ANSI.sub("", raw).strip()
+        tag = _ORT_SEVERITY.search(line)
+        if tag:
+            if tag.group(1) in "WEF":
+                keep.append(line)
+        elif any(k in line.lower() for k in _LOG_KEYWORDS):
+            keep.append(line)
     return tuple(keep[-80:])
+
+
+def first_error(lines: tuple[str, ...]) -> str | None:
+    for line in lines:
+        tag = _ORT_SEVERITY.search(line)
+        if (tag and tag.group(1) in "EF") or (
+            not tag and ("<E>" in line or "error" in line.lower())
+        ):
+            return line
+    return None
 
 
 def classify(completed: Completed, backend: str) -> SmokeResult:
@@ -172,20 +193,23 @@ def classify(completed: Completed, backend: str) -> SmokeResult:
                 child = loaded
     if child is None:
         how = common["exit_name"] or f"exit code {completed.exit_code}"
-        return SmokeResult(
-            "crashed",
-            reason=f"the process ended without a result ({how})",
-            **common,
-        )
+        reason: str | None = f"the process ended without a result ({how})"
+        logged = first_error(common["log_lines"])
+        if logged:
+            reason += f"; first error logged: {logged}"
+        return SmokeResult("crashed", reason=reason, **common)
     status = str(child.get("status"))
     if status not in STATUSES:
         return SmokeResult(
             "crashed", reason=f"unexpected child status {status!r}", child=child, **common
         )
-    reason = None
+    reason = None  # filled per status below
     if status == "failed":
         exc = child.get("exception") or {}
         reason = f"{exc.get('type')} at stage {child.get('stage')}: {exc.get('message')}"
+        logged = first_error(common["log_lines"])
+        if logged and str(exc.get("message")) not in logged:
+            reason += f" (first error logged: {logged})"
     elif status == "wrong_output":
         reason = f"max abs error {child.get('max_abs_error')} > tolerance {child.get('tolerance')}"
     elif status == "fell_back_to_cpu":
