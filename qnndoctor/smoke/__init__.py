@@ -193,17 +193,17 @@ def classify(completed: Completed, backend: str) -> SmokeResult:
                 child = loaded
     if child is None:
         how = common["exit_name"] or f"exit code {completed.exit_code}"
-        reason: str | None = f"the process ended without a result ({how})"
         logged = first_error(common["log_lines"])
+        crash = f"the process ended without a result ({how})"
         if logged:
-            reason += f"; first error logged: {logged}"
-        return SmokeResult("crashed", reason=reason, **common)
+            crash += f"; first error logged: {logged}"
+        return SmokeResult("crashed", reason=crash, **common)
     status = str(child.get("status"))
     if status not in STATUSES:
         return SmokeResult(
             "crashed", reason=f"unexpected child status {status!r}", child=child, **common
         )
-    reason = None  # filled per status below
+    reason: str | None = None
     if status == "failed":
         exc = child.get("exception") or {}
         reason = f"{exc.get('type')} at stage {child.get('stage')}: {exc.get('message')}"
