@@ -7,6 +7,7 @@ one; tests pass their own, the way httpx takes a ``MockTransport``.
 
 from __future__ import annotations
 
+import collections
 import os
 import subprocess
 import sys
@@ -66,7 +67,8 @@ class _CappedReader(threading.Thread):
     """Drains a pipe to the end, keeping the first and last ``cap/2`` bytes.
 
     Draining everything keeps a chatty child from blocking on a full pipe;
-    keeping head and tail keeps memory bounded whatever the child prints.
+    keeping head and tail (the tail as a deque of blocks, trimmed from the
+    left) keeps memory bounded and the cost linear, whatever the child prints.
     """
 
     def __init__(self, stream: IO[bytes], cap: int) -> None:
@@ -74,13 +76,15 @@ class _CappedReader(threading.Thread):
         self._stream = stream
         self._half = max(cap // 2, 1)
         self.head = bytearray()
-        self.tail = bytearray()
+        self._tail: collections.deque[bytes] = collections.deque()
+        self._tail_size = 0
         self.total = 0
 
     def run(self) -> None:
+        read = getattr(self._stream, "read1", self._stream.read)
         try:
             while True:
-                block = self._stream.read1(65536) if hasattr(self._stream, "read1") else b""
+                block = read(1 << 16)
                 if not block:
                     break
                 self.total += len(block)
@@ -89,16 +93,18 @@ class _CappedReader(threading.Thread):
                     self.head += block[:room]
                     block = block[room:]
                 if block:
-                    self.tail += block
-                    if len(self.tail) > self._half:
-                        del self.tail[: len(self.tail) - self._half]
+                    self._tail.append(block)
+                    self._tail_size += len(block)
+                    while self._tail_size - len(self._tail[0]) >= self._half:
+                        self._tail_size -= len(self._tail.popleft())
         except (OSError, ValueError):
             pass
 
     def result(self) -> tuple[bytes, bool]:
-        truncated = self.total > len(self.head) + len(self.tail)
+        tail = b"".join(self._tail)[-self._half :] if self._tail else b""
+        truncated = self.total > len(self.head) + len(tail)
         marker = b"\n[... output truncated by qnndoctor ...]\n" if truncated else b""
-        return bytes(self.head) + marker + bytes(self.tail), truncated
+        return bytes(self.head) + marker + tail, truncated
 
 
 def kill_tree(pid: int) -> tuple[int, ...]:

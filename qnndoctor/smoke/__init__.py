@@ -64,14 +64,13 @@ def exit_code_name(code: int | None) -> str | None:
     """A crash's exit code by name: POSIX signal, NTSTATUS or well-known code."""
     if code is None:
         return None
+    if code & 0xFFFFFFFF in NTSTATUS:  # Windows reports these unsigned, some tools signed
+        return NTSTATUS[code & 0xFFFFFFFF]
     if code < 0:
         try:
             return _signal.Signals(-code).name
         except ValueError:
             return f"signal {-code}"
-    unsigned = code & 0xFFFFFFFF
-    if unsigned in NTSTATUS:
-        return NTSTATUS[unsigned]
     if code == 127:
         return "exit 127 (loader could not run the program; under emulation: native library crash)"
     if code >= 128 + 1 and code <= 128 + 64:
