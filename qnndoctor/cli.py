@@ -100,7 +100,41 @@ def _parser() -> argparse.ArgumentParser:
         help="print every finding id with its title and exit",
     )
     check.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    explain = sub.add_parser(
+        "explain", help="classify an error message or log against the failure-signature catalogue"
+    )
+    explain.add_argument(
+        "--log", required=True, metavar="FILE", help="log or error text ('-' for stdin)"
+    )
+    explain.add_argument(
+        "--exit-code",
+        type=_exit_code,
+        metavar="N",
+        help="the crashed process's exit code (decimal or 0x hex)",
+    )
+    explain.add_argument(
+        "--python",
+        metavar="PATH|auto",
+        help="probe this interpreter for facts that rank the candidates",
+    )
+    explain.add_argument(
+        "--from-report", metavar="FILE", help="use the facts of a saved JSON report"
+    )
+    explain.add_argument(
+        "--no-facts",
+        action="store_true",
+        help="do not probe: match on the text alone (another machine's log)",
+    )
+    explain.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    explain.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     return parser
+
+
+def _exit_code(text: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not an exit code: {text!r}") from exc
 
 
 def _could_not_check_document(message: str, target: dict[str, str] | None) -> dict[str, Any]:
@@ -262,6 +296,10 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code) if isinstance(exc.code, int) else exitcodes.USAGE
+    if args.command == "explain":
+        from .explain import run_explain
+
+        return run_explain(args, sys.stdout, sys.stderr)
     if args.command == "check":
         if args.timeout <= 0 or args.smoke_timeout <= 0:
             err_text = "qnndoctor: error: --timeout and --smoke-timeout must be positive\n"

@@ -264,3 +264,23 @@ def test_classify_keeps_partial_progress_of_a_failed_child() -> None:
     assert result.status == "failed"
     assert result.reason is not None and "first error logged" in result.reason
     assert result.log_lines == ("2026 [E:onnxruntime:, x.cc:1 F] QNN SetupBackend failed",)
+
+
+def test_monolithic_path_with_plain_onnxruntime_over_it(
+    cli: Cli, tmp_path: Path, real_wheels: dict[str, Path]
+) -> None:
+    """The seed's first failure: onnxruntime-qnn 1.x installed, then plain
+    onnxruntime over it; the real onnxruntime that now loads has no QNN EP."""
+    from test_check_envs import monolithic_qnn_wheel
+
+    python = make_venv(tmp_path / "venv")
+    pip_install(python, str(monolithic_qnn_wheel(tmp_path / "w")))
+    pip_install(python, str(real_wheels["onnxruntime==1.31.1"]), str(real_wheels["numpy==2.4.6"]))
+    report = cli("check", "--python", str(python), "--json").json()
+    smoke = report["smoke"]
+    assert smoke["status"] == "failed"
+    assert smoke["child"]["path"] == "monolithic-1.x"
+    assert smoke["child"]["stage"] == "register"
+    assert "QNNExecutionProvider is not in get_available_providers()" in smoke["reason"]
+    assert "CPUExecutionProvider" in smoke["child"]["available_providers"]
+    assert {"smoke-failed", "onnxruntime-multiple-owners"} <= {f["id"] for f in report["findings"]}

@@ -1,0 +1,115 @@
+"""Benchmark the smoke session's overhead (run by hand; numbers go in the README).
+
+Side by side, alternating, in one run on the same venv (onnxruntime 1.31.1 +
+onnxruntime-qnn 2.7.0 + numpy, HTP simulator):
+  A  qnndoctor check --json            (probes + smoke session)
+  B  qnndoctor check --json --no-smoke (probes only)
+  C  a bare script: import onnxruntime, register the QNN EP, create the
+     session on the same model with CPU fallback disabled, run it once.
+Target: median(A) - median(B) <= 1.25 x median(C).
+
+Usage: python bench/bench_smoke.py [--runs 9] [--wheels DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BARE = """
+import numpy as np, onnxruntime as ort, onnxruntime_qnn as q
+ort.register_execution_provider_library("QNNExecutionProvider", q.get_library_path())
+devices = [d for d in ort.get_ep_devices() if d.ep_name == "QNNExecutionProvider"]
+options = ort.SessionOptions()
+options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+options.add_provider_for_devices(devices, {"backend_type": "htp"})
+session = ort.InferenceSession(open(MODEL, "rb").read(), sess_options=options)
+print(session.run(None, {"x": np.arange(8, dtype=np.float32).reshape(1, 8)})[0])
+"""
+
+
+def _timed(argv: list[str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    return time.perf_counter() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument(
+        "--wheels",
+        type=Path,
+        default=Path(
+            os.environ.get(
+                "QNNDOCTOR_TEST_WHEELS", Path.home() / ".cache" / "qnndoctor-tests" / "wheels"
+            )
+        ),
+    )
+    args = parser.parse_args()
+    wheels = [
+        *sorted(args.wheels.glob("onnxruntime_qnn-2.*.whl")),
+        *sorted(args.wheels.glob("onnxruntime-1.31*.whl")),
+        *sorted(args.wheels.glob("numpy-*.whl")),
+    ]
+    if len(wheels) < 3:
+        print(
+            f"need onnxruntime, onnxruntime-qnn and numpy wheels in {args.wheels} (run the tests once)"
+        )
+        return 2
+    from qnndoctor.smoke import MODEL
+
+    qnndoctor = str(Path(sys.executable).parent / "qnndoctor")
+    with tempfile.TemporaryDirectory() as tmp:
+        venv = Path(tmp) / "venv"
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+        python = str(venv / "bin" / "python")
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "--python",
+                python,
+                "install",
+                "-q",
+                "--no-index",
+                "--no-deps",
+                *map(str, wheels),
+            ],
+            check=True,
+        )
+        bare = Path(tmp) / "bare.py"
+        bare.write_text(f"MODEL = {str(MODEL)!r}\n" + BARE)
+        commands = {
+            "A check": [qnndoctor, "check", "--python", python, "--json"],
+            "B check --no-smoke": [qnndoctor, "check", "--python", python, "--json", "--no-smoke"],
+            "C bare script": [python, str(bare)],
+        }
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        for argv in commands.values():
+            _timed(argv)  # warm the page cache
+        for _ in range(args.runs):
+            for name, argv in commands.items():
+                times[name].append(_timed(argv))
+        medians = {name: statistics.median(values) for name, values in times.items()}
+        for name, value in medians.items():
+            print(f"{name:22} median {value:.3f} s ({args.runs} runs)")
+        overhead = medians["A check"] - medians["B check --no-smoke"]
+        ratio = overhead / medians["C bare script"]
+        print(
+            f"smoke overhead A-B       {overhead:.3f} s = {ratio:.2f} x the bare script (target <= 1.25)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
