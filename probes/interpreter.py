@@ -103,6 +103,12 @@ def run(ctx: Context) -> ProbeOutput:
     code_pages: Optional[Dict[str, int]] = os_windows.code_pages() if is_windows() else None
     out.put("windows_code_pages", code_pages, "GetACP()/GetOEMCP()")
     out.put("marker_environment", marker_environment(), "platform/sys (PEP 508)")
+    libc, libc_version = platform.libc_ver() if sys.platform.startswith("linux") else ("", "")
+    out.put(
+        "libc",
+        {"name": libc or None, "version": libc_version or None},
+        "platform.libc_ver() (decides manylinux wheel tags)",
+    )
     entries: List[Dict[str, Any]] = []
     pythonpath = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     for index, entry in enumerate(sys.path):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import shlex
 from typing import Any
 
+from .. import shell
 from ..facts import Facts
 from ..findings import Fix
 
@@ -17,19 +17,13 @@ def target_is_windows(facts: Facts) -> bool:
 
 def quote(facts: Facts, text: str) -> str:
     """Quote an argument for the target's usual shell (cmd/PowerShell or sh)."""
-    if target_is_windows(facts):
-        return f'"{text}"' if any(c in text for c in " &()[]{}^=;!'+,`~") else text
-    return shlex.quote(text)
-
-
-def python_cmd(facts: Facts) -> str:
-    exe = facts.value("interpreter", "executable") or "python"
-    return quote(facts, str(exe))
+    return shell.quote(text, target_is_windows(facts))
 
 
 def pip(facts: Facts, *args: str) -> str:
     """A pip command run by the *target* interpreter (never a bare ``pip``)."""
-    return " ".join([python_cmd(facts), "-m", "pip", *(quote(facts, a) for a in args)])
+    exe = str(facts.value("interpreter", "executable") or "python")
+    return shell.pip_command(exe, target_is_windows(facts), *args)
 
 
 def distributions(facts: Facts) -> list[dict[str, Any]]:
