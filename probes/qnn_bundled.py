@@ -170,4 +170,13 @@ def run(ctx: Context) -> ProbeOutput:
         bundle["skel_hexagon_versions"] = sorted(skels)
         bundles.append(bundle)
     out.put("bundles", bundles, "folder listings of installed onnxruntime-qnn + binary headers")
+    damaged = [
+        lib["path"]
+        for bundle in bundles
+        for folder in bundle["folders"]
+        for lib in folder["libraries"]
+        if lib.get("error")
+    ]
+    out.put("damaged_libraries", damaged, "binary header checks (truncated / unreadable)")
+    out.put("any_library_damaged", bool(damaged), "binary header checks (truncated / unreadable)")
     return out

@@ -30,6 +30,25 @@ def read_pe(path: str) -> dict[str, Any]:
         image = pefile.PE(path, fast_load=True)
     except (OSError, pefile.PEFormatError) as exc:
         return {"error": f"{type(exc).__name__}: {exc}"}
+    return _describe(image, "on disk")
+
+
+def read_pe_bytes(data: bytes) -> dict[str, Any]:
+    """``read_pe`` for an image held in memory (a DLL read out of a wheel
+    without writing it to disk)."""
+    import pefile
+
+    try:
+        image = pefile.PE(data=data, fast_load=True)
+    except pefile.PEFormatError as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    return _describe(image, "in memory")
+
+
+def _describe(image: Any, where: str) -> dict[str, Any]:
+    """The details ``read_pe`` reports, from an image pefile has opened."""
+    import pefile
+
     try:
         size = len(image.__data__)
         needed = max(
@@ -44,9 +63,9 @@ def read_pe(path: str) -> dict[str, Any]:
             return {
                 "machine_code": int(image.FILE_HEADER.Machine),
                 "machine": MACHINES.get(int(image.FILE_HEADER.Machine)),
-                "error": f"truncated: {size} bytes on disk, headers/sections need more"
+                "error": f"truncated: {size} bytes {where}, headers/sections need more"
                 if dropped
-                else f"truncated: {size} bytes on disk, sections need {needed}",
+                else f"truncated: {size} bytes {where}, sections need {needed}",
             }
         machine = int(image.FILE_HEADER.Machine)
         result: dict[str, Any] = {
