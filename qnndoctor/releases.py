@@ -1,0 +1,161 @@
+"""The release matrix (``matrix/releases.json``) and known issues as values.
+
+Written by ``matrix/refresh.py`` from the published wheels; read here into
+immutable objects for the resolver.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.tags import Tag
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+from packaging.version import InvalidVersion, Version
+
+
+class ReleasesError(Exception):
+    """releases.json or known_issues.json is missing or malformed."""
+
+
+@dataclass(frozen=True)
+class WheelFile:
+    filename: str
+    version: Version
+    tags: frozenset[Tag]
+    platform: str
+    size: int | None
+    sha256: str | None
+    yanked: bool
+    requires_python: str | None
+    requires_dist: tuple[str, ...]
+    stub_hexagon_versions: tuple[int, ...]
+    qnn_version: str | None
+    qnn_build: str | None
+    library_machines: Mapping[str, str | None]  # library kind -> PE/ELF machine
+    error: str | None
+
+    @property
+    def python_tags(self) -> tuple[str, ...]:
+        return tuple(sorted({t.interpreter for t in self.tags}))
+
+
+@dataclass(frozen=True)
+class Release:
+    version: Version
+    era: str
+    files: tuple[WheelFile, ...]
+
+    @property
+    def prerelease(self) -> bool:
+        return self.version.is_prerelease
+
+
+@dataclass(frozen=True)
+class KnownIssue:
+    id: str
+    title: str
+    versions: SpecifierSet
+    platforms: tuple[str, ...] | None
+    effect: str  # "rule-out" or "pin-companion"
+    companion_pin: str | None
+    explanation: str
+    confidence: str
+    sources: tuple[str, ...]
+
+    def applies(self, version: Version, platform: str) -> bool:
+        if not self.versions.contains(version, prereleases=True):
+            return False
+        return self.platforms is None or platform in self.platforms
+
+
+@dataclass(frozen=True)
+class ReleaseMatrix:
+    releases: tuple[Release, ...]  # newest first
+    known_issues: tuple[KnownIssue, ...]
+    provenance: Mapping[str, Any]
+
+
+def _file(entry: Mapping[str, Any]) -> WheelFile:
+    filename = str(entry["filename"])
+    try:
+        _name, version, _build, tags = parse_wheel_filename(filename)
+    except InvalidWheelFilename as exc:
+        raise ReleasesError(f"bad wheel file name {filename!r}: {exc}") from exc
+    machines: dict[str, str | None] = {}
+    for lib in entry.get("libraries") or []:
+        kind = str(lib.get("kind"))
+        machines.setdefault(kind, lib.get("machine"))
+    qnn = entry.get("qnn_version") or {}
+    return WheelFile(
+        filename=filename,
+        version=version,
+        tags=frozenset(tags),
+        platform=str(entry.get("platform") or "other"),
+        size=entry.get("size"),
+        sha256=entry.get("sha256"),
+        yanked=bool(entry.get("yanked")),
+        requires_python=entry.get("requires_python"),
+        requires_dist=tuple(str(r) for r in entry.get("requires_dist") or ()),
+        stub_hexagon_versions=tuple(int(v) for v in entry.get("stub_hexagon_versions") or ()),
+        qnn_version=qnn.get("version") if isinstance(qnn, Mapping) else None,
+        qnn_build=qnn.get("build") if isinstance(qnn, Mapping) else None,
+        library_machines=machines,
+        error=entry.get("error"),
+    )
+
+
+def _issue(entry: Mapping[str, Any]) -> KnownIssue:
+    try:
+        versions = SpecifierSet(str(entry["onnxruntime_qnn"]))
+    except InvalidSpecifier as exc:
+        raise ReleasesError(f"known issue {entry.get('id')}: {exc}") from exc
+    platforms = entry.get("platforms")
+    return KnownIssue(
+        id=str(entry["id"]),
+        title=str(entry["title"]),
+        versions=versions,
+        platforms=tuple(platforms) if platforms else None,
+        effect=str(entry.get("effect", "rule-out")),
+        companion_pin=entry.get("companion_pin"),
+        explanation=str(entry.get("explanation", "")),
+        confidence=str(entry.get("confidence", "field-report")),
+        sources=tuple(str(s) for s in entry.get("sources") or ()),
+    )
+
+
+def parse(releases: Mapping[str, Any], issues: Mapping[str, Any] | None) -> ReleaseMatrix:
+    try:
+        parsed = []
+        for entry in releases["releases"]:
+            version = Version(str(entry["version"]))
+            parsed.append(
+                Release(
+                    version=version,
+                    era=str(
+                        entry.get("era")
+                        or ("plugin-2.x" if version.major >= 2 else "monolithic-1.x")
+                    ),
+                    files=tuple(_file(f) for f in entry.get("files") or ()),
+                )
+            )
+        known = tuple(_issue(e) for e in (issues or {}).get("issues") or ())
+    except (KeyError, TypeError, InvalidVersion) as exc:
+        raise ReleasesError(f"malformed matrix: {type(exc).__name__}: {exc}") from exc
+    parsed.sort(key=lambda r: r.version, reverse=True)
+    return ReleaseMatrix(tuple(parsed), known, dict(releases.get("provenance") or {}))
+
+
+def load(directory: Path) -> ReleaseMatrix:
+    """releases.json (+ known_issues.json) from a matrix folder."""
+    try:
+        releases = json.loads((directory / "releases.json").read_text("utf-8"))
+        issues_path = directory / "known_issues.json"
+        issues = json.loads(issues_path.read_text("utf-8")) if issues_path.exists() else None
+    except (OSError, ValueError) as exc:
+        raise ReleasesError(f"{directory}: {type(exc).__name__}: {exc}") from exc
+    return parse(releases, issues)
