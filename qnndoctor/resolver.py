@@ -54,7 +54,7 @@ _PLATFORM_BUCKET = {
     ("linux", "arm64"): "linux_aarch64",
 }
 _LEGACY_MANYLINUX = {17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}
-_LOADS_UNDER_X64_EMULATION = {"AMD64", "ARM64EC", "ARM64X"}
+_EMULATION_CAPABLE = {"ARM64EC", "ARM64X"}
 
 
 @dataclass(frozen=True)
@@ -282,41 +282,29 @@ def _file_reasons(
         and profile.native_arch == "arm64"
     ):
         machines = {
-            k: m
-            for k, m in file.library_machines.items()
-            if k in ("backend_htp", "system", "ort_provider_qnn") and m
+            kind: machine
+            for kind, machine in file.library_machines.items()
+            if kind in ("backend_htp", "system", "ort_provider_qnn") and machine
         }
-        blocked = sorted({m for m in machines.values() if m not in _LOADS_UNDER_X64_EMULATION})
-        if blocked or not machines:
-            pass
-        if (
-            any(m == "AMD64" for m in machines.values())
-            and "backend_htp" in machines
-            and machines["backend_htp"] == "AMD64"
-        ):
+        # Plain x64 QNN code cannot reach the ARM64 NPU driver; plain ARM64
+        # code cannot load into an x64 process. ARM64EC/ARM64X can do both.
+        blocked = sorted({m for m in machines.values() if m not in _EMULATION_CAPABLE})
+        if blocked:
             reasons.append(
                 Reason(
                     EMULATION,
-                    "its QNN libraries are plain x64 (AMD64) builds: from an emulated x64 process they "
-                    "cannot reach the ARM64 NPU driver",
+                    f"its QNN libraries are {', '.join(blocked)} builds: an emulated x64 process "
+                    "cannot drive the NPU with them",
                     CONFIDENCE[EMULATION],
                 )
             )
-        elif blocked:
-            reasons.append(
-                Reason(
-                    EMULATION,
-                    f"its QNN libraries are {', '.join(blocked)} builds, which an x64 process cannot load",
-                    CONFIDENCE[EMULATION],
-                )
-            )
-        elif not machines:
-            notes.append("QNN library machine types unknown for this file")
-        else:
+        elif machines:
             notes.append(
-                "QNN libraries are ARM64X/ARM64EC: loadable from emulated x64, "
+                "QNN libraries are ARM64X/ARM64EC: loadable from emulated x64; "
                 "native ARM64 Python is still the validated setup"
             )
+        else:
+            notes.append("QNN library machine types unknown for this file")
     if file.error:
         notes.append(f"matrix could not read this wheel fully: {file.error}")
     return reasons, notes
