@@ -100,6 +100,31 @@ def _parser() -> argparse.ArgumentParser:
         help="print every finding id with its title and exit",
     )
     check.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    recommend = sub.add_parser(
+        "recommend", help="the onnxruntime-qnn version to install here, and why not a newer one"
+    )
+    recommend.add_argument("--python", metavar="PATH|auto", help="interpreter to recommend for")
+    recommend.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    recommend.add_argument("--pre", action="store_true", help="consider pre-releases")
+    recommend.add_argument(
+        "--matrix", type=Path, metavar="FILE", help="use this releases.json (or matrix folder)"
+    )
+    recommend.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS")
+    recommend.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    matrix = sub.add_parser(
+        "matrix", help="show the release matrix, or update it (matrix update --from URL)"
+    )
+    matrix.add_argument("action", nargs="?", choices=("show", "update"), default="show")
+    matrix.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    matrix.add_argument(
+        "--matrix", type=Path, metavar="FILE", help="show this releases.json instead"
+    )
+    matrix.add_argument(
+        "--from", dest="source_url", metavar="URL", help="update: HTTPS URL of a releases.json"
+    )
+    matrix.add_argument(
+        "--max-bytes", type=int, default=16 * 1024 * 1024, help="update: refuse larger downloads"
+    )
     explain = sub.add_parser(
         "explain", help="classify an error message or log against the failure-signature catalogue"
     )
@@ -262,9 +287,15 @@ def run_check(
     from .findings import Severity
     from .report import build
 
-    matrix = matrixdata.load_or_empty()
+    try:
+        matrix = matrixdata.load(None, args.matrix) if args.matrix else matrixdata.load_or_empty()
+    except matrixdata.MatrixError as exc:
+        err.write(f"qnndoctor: --matrix: {exc}\n")
+        return exitcodes.COULD_NOT_CHECK
     if not matrix.socs:
         err.write(f"qnndoctor: warning: matrix {matrix.source}\n")
+    for note in matrix.notes:
+        log(f"matrix: {note}")
     report = build(target, facts, matrix)
     log(f"diagnosed in {time.perf_counter() - started:.3f} s")
     document = report.to_json()
@@ -296,6 +327,11 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code) if isinstance(exc.code, int) else exitcodes.USAGE
+    if args.command in ("recommend", "matrix"):
+        from . import matrix_cli
+
+        handler = matrix_cli.run_recommend if args.command == "recommend" else matrix_cli.run_matrix
+        return handler(args, sys.stdout, sys.stderr)
     if args.command == "explain":
         from .explain import run_explain
 

@@ -11,6 +11,10 @@ from typing import Any
 
 from ._layout import package_dir
 from .facts import Facts
+from .releases import ReleaseMatrix, ReleasesError
+from .releases import load as load_releases
+
+EMPTY_RELEASES = ReleaseMatrix((), (), {})
 
 
 class MatrixError(Exception):
@@ -32,6 +36,9 @@ class Soc:
 class Matrix:
     socs: tuple[Soc, ...]
     source: str
+    releases: ReleaseMatrix = EMPTY_RELEASES
+    releases_source: str | None = None
+    notes: tuple[str, ...] = ()
 
 
 def _soc(entry: dict[str, Any]) -> Soc:
@@ -46,9 +53,43 @@ def _soc(entry: dict[str, Any]) -> Soc:
     )
 
 
+def user_matrix_dir() -> Path:
+    """Where ``qnndoctor matrix update`` puts a newer release matrix."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("qnndoctor")) / "matrix"
+
+
+def _releases(
+    bundled_dir: Path, override: Path | None
+) -> tuple[ReleaseMatrix, str | None, list[str]]:
+    """``--matrix FILE`` first, then a valid user-cache update, then the bundled data."""
+    notes: list[str] = []
+    candidates: list[tuple[Path, str]] = []
+    if override is not None:
+        folder = override if override.is_dir() else override.parent
+        candidates.append((folder, f"--matrix {override}"))
+    else:
+        candidates.append((user_matrix_dir(), "updated matrix in the user cache"))
+    candidates.append((bundled_dir, "bundled qnndoctor.matrix"))
+    for folder, label in candidates:
+        if not (folder / "releases.json").is_file():
+            if label.startswith("--matrix"):
+                raise MatrixError(f"{override}: no releases.json there")
+            continue
+        try:
+            return load_releases(folder), f"{label} ({folder / 'releases.json'})", notes
+        except ReleasesError as exc:
+            if label.startswith("--matrix"):
+                raise MatrixError(str(exc)) from exc
+            notes.append(f"ignored {label}: {exc}")
+    return EMPTY_RELEASES, None, [*notes, "no release matrix found"]
+
+
 @functools.cache
-def load(directory: Path | None = None) -> Matrix:
-    """The bundled matrix, or the one in ``directory``."""
+def load(directory: Path | None = None, releases: Path | None = None) -> Matrix:
+    """The bundled matrix (or the one in ``directory``); ``releases`` is a
+    releases.json (or its folder) given with ``--matrix``."""
     bundled = directory is None
     if directory is None:
         directory = package_dir("matrix")
@@ -60,14 +101,21 @@ def load(directory: Path | None = None) -> Matrix:
         socs = tuple(_soc(e) for e in data["socs"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise MatrixError(f"{path}: {type(exc).__name__}: {exc}") from exc
-    return Matrix(socs=socs, source="bundled qnndoctor.matrix" if bundled else str(directory))
+    release_matrix, release_source, notes = _releases(directory, releases)
+    return Matrix(
+        socs=socs,
+        source="bundled qnndoctor.matrix" if bundled else str(directory),
+        releases=release_matrix,
+        releases_source=release_source,
+        notes=tuple(notes),
+    )
 
 
-def load_or_empty() -> Matrix:
-    """The bundled matrix, or an empty one that says why: rules that need the
-    matrix then find nothing, the rest of the diagnosis stands."""
+def load_or_empty(releases: Path | None = None) -> Matrix:
+    """The matrix, or an empty one that says why: rules that need the matrix
+    then find nothing, the rest of the diagnosis stands."""
     try:
-        return load()
+        return load(None, releases)
     except MatrixError as exc:
         return Matrix(socs=(), source=f"unavailable: {exc}")
 

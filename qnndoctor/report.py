@@ -53,6 +53,20 @@ class Report:
         }
 
 
+def recommendation_for(facts: Facts, matrix: Matrix) -> dict[str, Any]:
+    """The resolver's answer for these facts; an error entry, never an exception."""
+    from .resolver import profile_from_facts, recommend
+
+    try:
+        if not facts.ok("interpreter"):
+            return {"status": "could-not-check", "reason": "the interpreter probe failed"}
+        answer = recommend(profile_from_facts(facts, matrix), matrix.releases).to_json()
+    except Exception as exc:  # the report must survive a resolver bug
+        return {"status": "error", "reason": f"{type(exc).__name__}: {exc}"}
+    answer["matrix"] = matrix.releases_source
+    return answer
+
+
 def build(target: Target, facts: Facts, matrix: Matrix) -> Report:
     """Diagnose: a pure function of the facts and the matrix (plus a clock)."""
     evaluation = evaluate(facts, matrix)
@@ -63,4 +77,5 @@ def build(target: Target, facts: Facts, matrix: Matrix) -> Report:
         skipped=evaluation.skipped,
         created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         matrix_source=matrix.source,
+        recommendation=recommendation_for(facts, matrix),
     )

@@ -1,0 +1,222 @@
+"""``qnndoctor recommend`` and ``qnndoctor matrix [show|update]``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, TextIO
+
+from . import __version__, exitcodes, matrixdata
+from .releases import ReleasesError, parse
+
+
+def _dump(document: dict[str, Any], out: TextIO) -> None:
+    out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+
+
+def _matrix(args: argparse.Namespace, err: TextIO) -> matrixdata.Matrix | None:
+    try:
+        return matrixdata.load(None, args.matrix)
+    except matrixdata.MatrixError as exc:
+        err.write(f"qnndoctor: matrix: {exc}\n")
+        return None
+
+
+def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
+    profile = rec.get("profile") or {}
+    out.write(
+        f"Target: Python {profile.get('python')} {profile.get('arch')} on {profile.get('os')}"
+        + (
+            f" (emulated; machine is {profile.get('native_arch')})"
+            if profile.get("emulated")
+            else ""
+        )
+        + (
+            f", HTP v{profile['htp_arch']} ({profile.get('htp_arch_source')})"
+            if profile.get("htp_arch")
+            else ""
+        )
+        + (f", system QNN {profile['system_qnn']}" if profile.get("system_qnn") else "")
+        + "\n"
+    )
+    status = rec.get("status")
+    if status == "ok":
+        out.write(
+            f"\nInstall onnxruntime-qnn {rec['version']} ({rec['era']}, bundled QNN "
+            f"{rec.get('bundled_qnn') or 'unknown'}; wheel {rec['file']}):\n"
+        )
+        for command in rec.get("commands", []):
+            out.write(f"    {command}\n")
+    elif status == "nothing-fits":
+        out.write("\nNo onnxruntime-qnn release works for this interpreter.\n")
+        for alternative in rec.get("alternatives", []):
+            out.write(
+                f"  instead: {alternative['change']}, then install onnxruntime-qnn "
+                f"{alternative['version']}\n"
+            )
+    else:
+        out.write(f"\nNo recommendation: {rec.get('reason') or '; '.join(rec.get('notes', []))}\n")
+    if rec.get("ruled_out"):
+        out.write("\nNewer releases, and why they are ruled out:\n")
+        for verdict in rec["ruled_out"]:
+            reasons = "; ".join(
+                f"{r['detail']} [{r['axis']}, {r['confidence']}]" for r in verdict["reasons"]
+            )
+            out.write(f"  {verdict['version']:24} {reasons}\n")
+    for note in rec.get("notes", []):
+        out.write(f"note: {note}\n")
+
+
+def run_recommend(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .collect import CouldNotCheck, run_probes
+    from .report import recommendation_for
+    from .target import TargetError, resolve
+
+    matrix = _matrix(args, err)
+    if matrix is None:
+        return exitcodes.COULD_NOT_CHECK
+    try:
+        target = resolve(args.python)
+        facts = run_probes(target, timeout=args.timeout).facts
+    except (TargetError, CouldNotCheck) as exc:
+        err.write(f"qnndoctor: could not check: {exc}\n")
+        return exitcodes.COULD_NOT_CHECK
+    rec = recommendation_for(facts, matrix)
+    if args.json:
+        _dump(
+            {
+                "schema_version": 1,
+                "tool": {"name": "qnndoctor", "version": __version__},
+                "target": target.to_json(),
+                "recommendation": rec,
+            },
+            out,
+        )
+    else:
+        render_recommendation(rec, out)
+    if rec.get("status") == "ok":
+        return exitcodes.OK
+    return exitcodes.FINDINGS if rec.get("status") == "nothing-fits" else exitcodes.COULD_NOT_CHECK
+
+
+def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .resolver import releases_summary
+
+    matrix = _matrix(args, err)
+    if matrix is None:
+        return exitcodes.COULD_NOT_CHECK
+    rows = list(releases_summary(matrix.releases))
+    if args.json:
+        _dump(
+            {
+                "schema_version": 1,
+                "source": matrix.releases_source,
+                "provenance": dict(matrix.releases.provenance),
+                "rows": rows,
+                "known_issues": [
+                    {
+                        "id": i.id,
+                        "title": i.title,
+                        "versions": str(i.versions),
+                        "sources": list(i.sources),
+                    }
+                    for i in matrix.releases.known_issues
+                ],
+            },
+            out,
+        )
+        return exitcodes.OK
+    out.write(f"release matrix: {matrix.releases_source}\n")
+    generated = matrix.releases.provenance.get("generated")
+    if generated:
+        out.write(f"generated {generated} by {matrix.releases.provenance.get('tool')}\n")
+    out.write(f"{'version':26} {'platform':14} {'python':28} {'QNN':12} {'stubs':10} companion\n")
+    for row in rows:
+        out.write(
+            f"{row['version']:26} {row['platform']:14} {','.join(row['python']):28} "
+            f"{row['qnn_version'] or '-':12} {','.join(f'v{s}' for s in row['stubs']) or '-':10} "
+            f"{row['companion'] or '-'}\n"
+        )
+    return exitcodes.OK
+
+
+def update_from(url: str, *, max_bytes: int, verify: Any = True, timeout: float = 30.0) -> Path:
+    """Download a releases.json over HTTPS into the user cache, after checking
+    it is data of the right shape. Raises ``UpdateError``; the bundled matrix
+    stays in use until a download fully passes."""
+    import httpx
+
+    if not url.lower().startswith("https://"):
+        raise UpdateError("only https:// URLs are accepted")
+    body = bytearray()
+    try:
+        with (
+            httpx.Client(verify=verify, timeout=timeout, follow_redirects=True) as client,
+            client.stream("GET", url, headers={"Accept": "application/json"}) as response,
+        ):
+            if response.url.scheme != "https":
+                raise UpdateError(f"redirected to a non-HTTPS URL: {response.url}")
+            if response.status_code != 200:
+                raise UpdateError(f"HTTP {response.status_code} from {url}")
+            for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) > max_bytes:
+                    raise UpdateError(f"larger than the {max_bytes} byte limit")
+    except httpx.HTTPError as exc:
+        raise UpdateError(f"download failed: {type(exc).__name__}: {exc}") from exc
+    try:
+        document = json.loads(bytes(body).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise UpdateError(f"not JSON: {exc}") from exc
+    _validate(document)
+    folder = matrixdata.user_matrix_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(dir=folder, prefix=".releases-", suffix=".json")
+    with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        json.dump(document, stream, indent=1)
+    target = folder / "releases.json"
+    Path(temp).replace(target)
+    return target
+
+
+class UpdateError(Exception):
+    """The downloaded matrix was refused; nothing was changed."""
+
+
+def _validate(document: Any) -> None:
+    import jsonschema
+
+    from ._layout import package_dir
+
+    folder = package_dir("matrix")
+    if folder is None:
+        raise UpdateError("the bundled schema is missing from this installation")
+    schema = json.loads((folder / "releases.schema.json").read_text("utf-8"))
+    try:
+        jsonschema.validate(document, schema)
+    except jsonschema.ValidationError as exc:
+        raise UpdateError(f"does not match the releases schema: {exc.message}") from exc
+    try:
+        matrix = parse(document, None)
+    except ReleasesError as exc:
+        raise UpdateError(str(exc)) from exc
+    if not matrix.releases:
+        raise UpdateError("contains no releases")
+
+
+def run_matrix(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.action == "show":
+        return _show(args, out, err)
+    if not args.source_url:
+        err.write("qnndoctor: matrix update needs --from URL\n")
+        return exitcodes.USAGE
+    try:
+        path = update_from(args.source_url, max_bytes=args.max_bytes)
+    except UpdateError as exc:
+        err.write(f"qnndoctor: matrix update refused, keeping the current matrix: {exc}\n")
+        return exitcodes.COULD_NOT_CHECK
+    out.write(f"installed {path}\n")
+    return exitcodes.OK
