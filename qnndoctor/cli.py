@@ -99,6 +99,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print every finding id with its title and exit",
     )
+    check.add_argument(
+        "--matrix",
+        type=Path,
+        metavar="FILE",
+        help="use this releases.json (or matrix folder) instead of the installed matrix",
+    )
     check.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     recommend = sub.add_parser(
         "recommend", help="the onnxruntime-qnn version to install here, and why not a newer one"

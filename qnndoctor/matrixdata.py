@@ -63,22 +63,28 @@ def user_matrix_dir() -> Path:
 def _releases(
     bundled_dir: Path, override: Path | None
 ) -> tuple[ReleaseMatrix, str | None, list[str]]:
-    """``--matrix FILE`` first, then a valid user-cache update, then the bundled data."""
+    """``--matrix FILE`` first, then a valid user-cache update, then the bundled
+    data. Known issues come from beside the chosen releases.json, else bundled."""
     notes: list[str] = []
+    bundled_issues = bundled_dir / "known_issues.json"
     candidates: list[tuple[Path, str]] = []
     if override is not None:
-        folder = override if override.is_dir() else override.parent
-        candidates.append((folder, f"--matrix {override}"))
+        path = override / "releases.json" if override.is_dir() else override
+        if not path.is_file():
+            raise MatrixError(f"{override}: no such releases.json")
+        candidates.append((path, f"--matrix {override}"))
     else:
-        candidates.append((user_matrix_dir(), "updated matrix in the user cache"))
-    candidates.append((bundled_dir, "bundled qnndoctor.matrix"))
-    for folder, label in candidates:
-        if not (folder / "releases.json").is_file():
-            if label.startswith("--matrix"):
-                raise MatrixError(f"{override}: no releases.json there")
+        candidates.append((user_matrix_dir() / "releases.json", "updated matrix in the user cache"))
+    candidates.append((bundled_dir / "releases.json", "bundled qnndoctor.matrix"))
+    for path, label in candidates:
+        if not path.is_file():
             continue
+        beside = path.parent / "known_issues.json"
+        issues = (
+            beside if beside.is_file() else (bundled_issues if bundled_issues.is_file() else None)
+        )
         try:
-            return load_releases(folder), f"{label} ({folder / 'releases.json'})", notes
+            return load_releases(path, issues), f"{label} ({path})", notes
         except ReleasesError as exc:
             if label.startswith("--matrix"):
                 raise MatrixError(str(exc)) from exc

@@ -150,12 +150,13 @@ def parse(releases: Mapping[str, Any], issues: Mapping[str, Any] | None) -> Rele
     return ReleaseMatrix(tuple(parsed), known, dict(releases.get("provenance") or {}))
 
 
-def load(directory: Path) -> ReleaseMatrix:
-    """releases.json (+ known_issues.json) from a matrix folder."""
+def load(releases_path: Path, issues_path: Path | None) -> ReleaseMatrix:
+    """A releases.json, with the known issues from ``issues_path`` (if any)."""
     try:
-        releases = json.loads((directory / "releases.json").read_text("utf-8"))
-        issues_path = directory / "known_issues.json"
-        issues = json.loads(issues_path.read_text("utf-8")) if issues_path.exists() else None
+        releases = json.loads(releases_path.read_text("utf-8"))
+        issues = json.loads(issues_path.read_text("utf-8")) if issues_path else None
     except (OSError, ValueError) as exc:
-        raise ReleasesError(f"{directory}: {type(exc).__name__}: {exc}") from exc
+        raise ReleasesError(f"{releases_path}: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(releases, dict):
+        raise ReleasesError(f"{releases_path}: not a JSON object")
     return parse(releases, issues)

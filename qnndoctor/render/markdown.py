@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from .summary import counts, sections, smoke_line
+from .summary import counts, recommendation_lines, sections, smoke_line
 
 
 def _cell(text: object) -> str:
@@ -42,6 +42,7 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
         out += [f"- {_cell(line)}" for line in section.lines]
         out.append("")
     out.append(f"**Smoke session:** {smoke_line(report)}")
+    out += ["", "**Recommended onnxruntime-qnn:**", "```", *recommendation_lines(report), "```"]
     for skipped in report.get("skipped_checks", []):
         out.append(f"- skipped `{skipped['rule']}`: {skipped['reason']}")
     out += ["", "</details>", ""]

@@ -209,3 +209,31 @@ def smoke_line(report: dict[str, Any]) -> str:
     if smoke.get("reason"):
         text += f": {smoke['reason']}"
     return text
+
+
+def recommendation_lines(report: dict[str, Any]) -> list[str]:
+    """The resolver's answer in a few lines (details: `qnndoctor recommend`)."""
+    rec = report.get("recommendation")
+    if not rec:
+        return ["not available"]
+    status = rec.get("status")
+    if status == "ok":
+        lines = [
+            f"onnxruntime-qnn {rec.get('version')} ({rec.get('era')}, bundled QNN "
+            f"{rec.get('bundled_qnn') or 'unknown'})"
+        ]
+        lines += [f"  {c}" for c in rec.get("commands", [])]
+        for verdict in rec.get("ruled_out", [])[:5]:
+            first = (verdict.get("reasons") or [{}])[0]
+            lines.append(f"  not {verdict.get('version')}: {first.get('detail')}")
+        if len(rec.get("ruled_out", [])) > 5:
+            lines.append(f"  ... {len(rec['ruled_out']) - 5} more newer releases ruled out")
+        return lines
+    if status == "nothing-fits":
+        lines = ["no onnxruntime-qnn release works for this interpreter"]
+        lines += [
+            f"  instead: {a['change']} -> onnxruntime-qnn {a['version']}"
+            for a in rec.get("alternatives", [])
+        ]
+        return lines
+    return [f"{status}: {rec.get('reason') or '; '.join(rec.get('notes', []))}"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from .summary import counts, sections, smoke_line
+from .summary import counts, recommendation_lines, sections, smoke_line
 
 _STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold cyan"}
 
@@ -28,6 +28,9 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
         for line in section.lines:
             console.print(f"  {escape(line)}")
     console.print(f"[bold]HTP smoke session[/] {escape(smoke_line(report))}")
+    console.print("[bold]Recommended onnxruntime-qnn[/]")
+    for line in recommendation_lines(report):
+        console.print(f"  {escape(line)}", soft_wrap=True)
     console.print()
     findings = report.get("findings", [])
     if findings:

@@ -41,7 +41,7 @@ def rule(
 
 
 def all_rules() -> tuple[Rule, ...]:
-    from . import coverage, installs, interpreter, paths, qnn, smoke  # noqa: F401 - registers rules
+    from . import coverage, installs, interpreter, paths, qnn, release, smoke  # noqa: F401 - registers rules
 
     return tuple(_RULES)
 

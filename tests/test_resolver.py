@@ -1,0 +1,242 @@
+"""The resolver on hand-made matrices: each axis that rules a release out,
+the commands, the alternatives when nothing fits, and the CLI around it."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from conftest import CliResult
+
+from qnndoctor.matrixdata import load
+from qnndoctor.releases import parse
+from qnndoctor.resolver import Profile, recommend
+
+Cli = Callable[..., CliResult]
+
+
+def _file(version: str, tag: str, platform: str, **extra: Any) -> dict[str, Any]:
+    python = tag.split("-")[0]
+    return {
+        "filename": f"onnxruntime_qnn-{version}-{tag}.whl",
+        "platform": platform,
+        "size": 1000,
+        "sha256": "0" * 64,
+        "yanked": False,
+        "requires_python": extra.pop("requires_python", None),
+        "requires_dist": extra.pop("requires_dist", ["numpy>=1.21.6"]),
+        "libraries": extra.pop("libraries", []),
+        "stub_hexagon_versions": extra.pop("stubs", [68, 73]),
+        "qnn_version": extra.pop("qnn", {"version": "2.37.1", "build": "2.37.1.1"}),
+        "python_tags": [python],
+        **extra,
+    }
+
+
+def _matrix(
+    *releases: tuple[str, list[dict[str, Any]]], issues: list[dict[str, Any]] | None = None
+) -> Any:
+    return parse(
+        {"releases": [{"version": v, "files": files} for v, files in releases]},
+        {"issues": issues or []},
+    )
+
+
+def _win_arm64(**changes: Any) -> Profile:
+    base = Profile(
+        python=(3, 12),
+        free_threaded=False,
+        os="windows",
+        arch="arm64",
+        native_arch="arm64",
+        emulated=False,
+        glibc=None,
+        htp_arch=73,
+        htp_arch_source="SC8380XP",
+        system_qnn=None,
+        system_qnn_source=None,
+        python_exe=r"C:\py\python.exe",
+    )
+    return dataclasses.replace(base, **changes)
+
+
+ARM = "cp312-cp312-win_arm64"
+X64 = "cp312-cp312-win_amd64"
+
+
+def test_newest_fitting_release_and_why_newer_ones_are_ruled_out() -> None:
+    matrix = _matrix(
+        (
+            "1.24.1",
+            [
+                _file(
+                    "1.24.1",
+                    ARM,
+                    "win_arm64",
+                    stubs=[68, 73, 75, 79, 81],
+                    qnn={"version": "2.42.0"},
+                )
+            ],
+        ),
+        ("1.23.2", [_file("1.23.2", ARM, "win_arm64", stubs=[68, 73], qnn={"version": "2.37.1"})]),
+        ("1.22.0", [_file("1.22.0", "cp311-cp311-win_arm64", "win_arm64")]),
+    )
+    rec = recommend(
+        _win_arm64(system_qnn=__import__("packaging.version").version.Version("2.40.0")), matrix
+    )
+    assert rec.status == "ok" and str(rec.chosen.version) == "1.23.2"  # type: ignore[union-attr]
+    (newer,) = rec.ruled_out
+    assert str(newer.version) == "1.24.1"
+    assert [r.axis for r in newer.reasons] == ["bundled-qnn-newer-than-system"]
+    assert newer.reasons[0].confidence == "field-observation"
+    assert rec.commands == (r'C:\py\python.exe -m pip install "onnxruntime-qnn==1.23.2"',)
+
+
+def test_each_axis() -> None:
+    matrix = _matrix(
+        ("2.7.0", [_file("2.7.0", "cp312-cp312-manylinux_2_35_x86_64", "linux_x86_64")]),
+        ("2.6.0", [_file("2.6.0", "cp311-cp311-win_arm64", "win_arm64")]),
+        ("2.5.0", [_file("2.5.0", ARM, "win_arm64", requires_python=">=3.13")]),
+        ("2.4.0", [_file("2.4.0", ARM, "win_arm64", stubs=[75, 79])]),
+        ("2.3.0rc1", [_file("2.3.0rc1", ARM, "win_arm64")]),
+        ("2.2.0", [_file("2.2.0", ARM, "win_arm64")]),
+    )
+    rec = recommend(_win_arm64(), matrix)
+    axes = {str(v.version): v.reasons[0].axis for v in rec.ruled_out}
+    assert axes == {
+        "2.7.0": "no-wheel-for-platform",
+        "2.6.0": "no-wheel-for-python",
+        "2.5.0": "requires-python",
+        "2.4.0": "no-stub-for-htp-arch",
+    }
+    assert str(rec.chosen.version) == "2.2.0"  # type: ignore[union-attr]
+    with_pre = recommend(_win_arm64(), matrix, allow_prerelease=True)
+    assert str(with_pre.chosen.version) == "2.3.0rc1"  # type: ignore[union-attr]
+
+
+def test_emulated_x64_python_on_arm64() -> None:
+    x64_libs = [{"kind": "backend_htp", "machine": "AMD64"}, {"kind": "system", "machine": "AMD64"}]
+    hybrid_libs = [
+        {"kind": "backend_htp", "machine": "ARM64X"},
+        {"kind": "system", "machine": "ARM64X"},
+    ]
+    matrix = _matrix(
+        (
+            "1.23.2",
+            [
+                _file("1.23.2", X64, "win_amd64", libraries=x64_libs),
+                _file("1.23.2", ARM, "win_arm64"),
+            ],
+        ),
+    )
+    emulated = _win_arm64(arch="x86_64", emulated=True)
+    rec = recommend(emulated, matrix)
+    assert rec.status == "nothing-fits"
+    assert rec.ruled_out[0].reasons[0].axis == "x64-libraries-under-emulation"
+    assert rec.alternatives[0]["change"].startswith("install native ARM64 CPython 3.12")
+    assert rec.alternatives[0]["version"] == "1.23.2"
+    hybrid = _matrix(("1.23.2", [_file("1.23.2", X64, "win_amd64", libraries=hybrid_libs)]))
+    ok = recommend(emulated, hybrid)
+    assert ok.status == "ok" and any("ARM64X/ARM64EC" in n for n in ok.chosen.notes)  # type: ignore[union-attr]
+
+
+def test_known_issue_pins_the_companion() -> None:
+    issue = {
+        "id": "plugin-ort-version-supported-0",
+        "title": "handshake",
+        "onnxruntime_qnn": ">=2.0,<2.4",
+        "effect": "pin-companion",
+        "companion_pin": "onnxruntime>=1.24.2,<1.28",
+        "confidence": "maintainer-confirmed",
+        "sources": ["x"],
+    }
+    matrix = _matrix(
+        ("2.3.0", [_file("2.3.0", ARM, "win_arm64", requires_dist=["onnxruntime>=1.24.2"])]),
+        issues=[issue],
+    )
+    rec = recommend(_win_arm64(), matrix)
+    assert rec.commands[-1].endswith('"onnxruntime-qnn==2.3.0" "onnxruntime>=1.24.2,<1.28"')
+
+
+def test_conflicting_flavours_are_uninstalled_first() -> None:
+    matrix = _matrix(
+        ("2.7.0", [_file("2.7.0", "cp311-cp311-manylinux_2_35_x86_64", "linux_x86_64")])
+    )
+    profile = Profile(
+        python=(3, 11),
+        free_threaded=False,
+        os="linux",
+        arch="x86_64",
+        native_arch="x86_64",
+        emulated=False,
+        glibc=(2, 36),
+        htp_arch=None,
+        htp_arch_source=None,
+        system_qnn=None,
+        system_qnn_source=None,
+        python_exe="/v/bin/python",
+        installed=(
+            ("onnxruntime-gpu", "1.22.0", ("onnxruntime",)),
+            ("onnxruntime-qnn", "1.23.2", ("onnxruntime",)),
+            ("onnxruntime", "1.31.1", ("onnxruntime",)),
+        ),
+    )
+    rec = recommend(profile, matrix)
+    assert rec.commands == (
+        "/v/bin/python -m pip uninstall -y onnxruntime-gpu onnxruntime-qnn",
+        "/v/bin/python -m pip install onnxruntime-qnn==2.7.0",
+    )
+    too_old_glibc = recommend(dataclasses.replace(profile, glibc=(2, 31)), matrix)
+    assert too_old_glibc.status == "nothing-fits"
+    assert too_old_glibc.ruled_out[0].reasons[0].axis == "no-wheel-for-platform"
+
+
+def test_recommend_cli_on_the_healthy_venv(cli: Cli, healthy_venv: Path, tmp_path: Path) -> None:
+    matrix = tmp_path / "releases.json"
+    matrix.write_text(
+        json.dumps(
+            {
+                "releases": [
+                    {
+                        "version": "2.7.0",
+                        "files": [
+                            _file("2.7.0", "cp311-cp311-manylinux_2_35_x86_64", "linux_x86_64")
+                        ],
+                    },
+                    {
+                        "version": "2.6.0",
+                        "files": [_file("2.6.0", "cp312-cp312-win_arm64", "win_arm64")],
+                    },
+                ]
+            }
+        )
+    )
+    result = cli("recommend", "--python", str(healthy_venv), "--matrix", str(matrix), "--json")
+    assert result.code == 0, result.err
+    rec = result.json()["recommendation"]
+    assert rec["version"] == "2.7.0" and rec["commands"][-1].endswith(
+        "install onnxruntime-qnn==2.7.0"
+    )
+    text = cli("recommend", "--python", str(healthy_venv), "--matrix", str(matrix))
+    assert "Install onnxruntime-qnn 2.7.0" in text.out
+    report = cli(
+        "check", "--python", str(healthy_venv), "--matrix", str(matrix), "--json", "--no-smoke"
+    ).json()
+    assert report["recommendation"]["version"] == "2.7.0"
+    assert "installed-release-unsuitable" not in {f["id"] for f in report["findings"]}
+
+
+def test_broken_matrix_file_is_a_clear_error(cli: Cli, tmp_path: Path) -> None:
+    bad = tmp_path / "releases.json"
+    bad.write_text('{"releases": [{"version": "not a version", "files": []}]}')
+    result = cli("matrix", "--matrix", str(bad))
+    assert result.code == 3 and "malformed matrix" in result.err
+    assert "Traceback" not in result.err
+
+
+def test_bundled_matrix_loads() -> None:
+    matrix = load()
+    assert matrix.socs
