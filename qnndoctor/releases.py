@@ -36,7 +36,10 @@ class WheelFile:
     stub_hexagon_versions: tuple[int, ...]
     qnn_version: str | None
     qnn_build: str | None
-    library_machines: Mapping[str, str | None]  # library kind -> PE/ELF machine
+    library_machines: Mapping[str, str | None]  # library kind -> machine in the file header
+    # Kinds whose machine was read from the PE load config: only these tell
+    # ARM64X from ARM64 and ARM64EC from AMD64 (a header says only 0xAA64/0x8664).
+    certain_machines: Mapping[str, str]
     error: str | None
 
     @property
@@ -87,9 +90,12 @@ def _file(entry: Mapping[str, Any]) -> WheelFile:
     except InvalidWheelFilename as exc:
         raise ReleasesError(f"bad wheel file name {filename!r}: {exc}") from exc
     machines: dict[str, str | None] = {}
+    certain: dict[str, str] = {}
     for lib in entry.get("libraries") or []:
         kind = str(lib.get("kind"))
         machines.setdefault(kind, lib.get("machine"))
+        if lib.get("machine_source") == "pe-load-config" and lib.get("machine"):
+            certain.setdefault(kind, str(lib["machine"]))
     qnn = entry.get("qnn_version") or {}
     return WheelFile(
         filename=filename,
@@ -105,6 +111,7 @@ def _file(entry: Mapping[str, Any]) -> WheelFile:
         qnn_version=qnn.get("version") if isinstance(qnn, Mapping) else None,
         qnn_build=qnn.get("build") if isinstance(qnn, Mapping) else None,
         library_machines=machines,
+        certain_machines=certain,
         error=entry.get("error"),
     )
 

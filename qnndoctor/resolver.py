@@ -54,7 +54,7 @@ _PLATFORM_BUCKET = {
     ("linux", "arm64"): "linux_aarch64",
 }
 _LEGACY_MANYLINUX = {17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}
-_EMULATION_CAPABLE = {"ARM64EC", "ARM64X"}
+_QNN_KINDS = ("backend_htp", "system", "htp_stub", "htp_prepare", "backend_cpu", "backend_gpu")
 
 
 @dataclass(frozen=True)
@@ -232,6 +232,30 @@ class Verdict:
         }
 
 
+def _under_x64_emulation(file: WheelFile) -> str | None:
+    """Can an emulated x64 process drive the NPU with this wheel's QNN libraries?
+
+    Plain x64 QNN code cannot reach the ARM64 NPU driver and plain ARM64 code
+    cannot load into an x64 process; ARM64X can do both. A file header says
+    only 0xAA64 / 0x8664, so the QNN build is judged by the QNN library whose
+    load config was read (the HTP stub: same build, same version resource).
+    """
+    header = file.library_machines.get("backend_htp")
+    certain = next((m for kind, m in file.certain_machines.items() if kind in _QNN_KINDS), None)
+    if header is None:
+        return None
+    if header == "AMD64":
+        return "blocked: its QNN HTP library is an x64 (AMD64) build, which cannot reach the ARM64 NPU driver"
+    if certain == "ARM64X":
+        return (
+            "QNN libraries are ARM64X builds (read from the stub's load config): loadable from "
+            "emulated x64; native ARM64 Python is still the validated setup"
+        )
+    if certain == "ARM64":
+        return "blocked: its QNN libraries are plain ARM64 builds, which an x64 process cannot load"
+    return "QNN library build (ARM64 or ARM64X) not verified for emulated x64 in this file"
+
+
 def _file_reasons(
     profile: Profile, release: Release, file: WheelFile
 ) -> tuple[list[Reason], list[str]]:
@@ -281,30 +305,13 @@ def _file_reasons(
         and profile.arch == "x86_64"
         and profile.native_arch == "arm64"
     ):
-        machines = {
-            kind: machine
-            for kind, machine in file.library_machines.items()
-            if kind in ("backend_htp", "system", "ort_provider_qnn") and machine
-        }
-        # Plain x64 QNN code cannot reach the ARM64 NPU driver; plain ARM64
-        # code cannot load into an x64 process. ARM64EC/ARM64X can do both.
-        blocked = sorted({m for m in machines.values() if m not in _EMULATION_CAPABLE})
-        if blocked:
+        judged = _under_x64_emulation(file)
+        if judged is not None and judged.startswith("blocked: "):
             reasons.append(
-                Reason(
-                    EMULATION,
-                    f"its QNN libraries are {', '.join(blocked)} builds: an emulated x64 process "
-                    "cannot drive the NPU with them",
-                    CONFIDENCE[EMULATION],
-                )
+                Reason(EMULATION, judged.removeprefix("blocked: "), CONFIDENCE[EMULATION])
             )
-        elif machines:
-            notes.append(
-                "QNN libraries are ARM64X/ARM64EC: loadable from emulated x64; "
-                "native ARM64 Python is still the validated setup"
-            )
-        else:
-            notes.append("QNN library machine types unknown for this file")
+        elif judged is not None:
+            notes.append(judged)
     if file.error:
         notes.append(f"matrix could not read this wheel fully: {file.error}")
     return reasons, notes

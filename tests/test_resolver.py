@@ -117,30 +117,50 @@ def test_each_axis() -> None:
     assert str(with_pre.chosen.version) == "2.3.0rc1"  # type: ignore[union-attr]
 
 
+def _libs(htp_header: str, stub: str | None) -> list[dict[str, Any]]:
+    """Libraries as the refresh tool records them: headers for the big DLLs,
+    the load config (ARM64X / ARM64EC) only for the small stub it reads whole."""
+    libs = [{"kind": "backend_htp", "machine": htp_header, "machine_source": "pe-header"}]
+    if stub:
+        libs.append({"kind": "htp_stub", "machine": stub, "machine_source": "pe-load-config"})
+    return libs
+
+
 def test_emulated_x64_python_on_arm64() -> None:
-    x64_libs = [{"kind": "backend_htp", "machine": "AMD64"}, {"kind": "system", "machine": "AMD64"}]
-    hybrid_libs = [
-        {"kind": "backend_htp", "machine": "ARM64X"},
-        {"kind": "system", "machine": "ARM64X"},
-    ]
-    matrix = _matrix(
+    emulated = _win_arm64(arch="x86_64", emulated=True)
+    x64 = _matrix(
         (
-            "1.23.2",
+            "1.18.0",
             [
-                _file("1.23.2", X64, "win_amd64", libraries=x64_libs),
-                _file("1.23.2", ARM, "win_arm64"),
+                _file("1.18.0", X64, "win_amd64", libraries=_libs("AMD64", None)),
+                _file("1.18.0", ARM, "win_arm64"),
             ],
         ),
     )
-    emulated = _win_arm64(arch="x86_64", emulated=True)
-    rec = recommend(emulated, matrix)
+    rec = recommend(emulated, x64)
     assert rec.status == "nothing-fits"
     assert rec.ruled_out[0].reasons[0].axis == "x64-libraries-under-emulation"
     assert rec.alternatives[0]["change"].startswith("install native ARM64 CPython 3.12")
-    assert rec.alternatives[0]["version"] == "1.23.2"
-    hybrid = _matrix(("1.23.2", [_file("1.23.2", X64, "win_amd64", libraries=hybrid_libs)]))
-    ok = recommend(emulated, hybrid)
-    assert ok.status == "ok" and any("ARM64X/ARM64EC" in n for n in ok.chosen.notes)  # type: ignore[union-attr]
+    assert rec.alternatives[0]["version"] == "1.18.0"
+    # The real 1.23.2 win_amd64 wheel: QnnHtp.dll says 0xAA64, its stub's load config says ARM64X.
+    arm64x = recommend(
+        emulated,
+        _matrix(
+            ("1.23.2", [_file("1.23.2", X64, "win_amd64", libraries=_libs("ARM64", "ARM64X"))])
+        ),
+    )
+    assert arm64x.status == "ok"
+    assert any("ARM64X builds" in n for n in arm64x.chosen.notes)  # type: ignore[union-attr]
+    plain = recommend(
+        emulated,
+        _matrix(("9.0.0", [_file("9.0.0", X64, "win_amd64", libraries=_libs("ARM64", "ARM64"))])),
+    )
+    assert plain.status == "nothing-fits" and "plain ARM64" in plain.ruled_out[0].reasons[0].detail
+    unknown = recommend(
+        emulated,
+        _matrix(("9.0.0", [_file("9.0.0", X64, "win_amd64", libraries=_libs("ARM64", None))])),
+    )
+    assert unknown.status == "ok" and any("not verified" in n for n in unknown.chosen.notes)  # type: ignore[union-attr]
 
 
 def test_known_issue_pins_the_companion() -> None:
