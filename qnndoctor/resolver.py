@@ -499,31 +499,33 @@ def recommend(
             "no-matrix", profile, None, (), notes=("the release matrix is empty",)
         )
     ruled_out: list[Verdict] = []
+    chosen: Verdict | None = None
     for release in matrix.releases:
         verdict = evaluate_release(profile, release, matrix, allow_prerelease)
         if verdict.fits:
-            return Recommendation(
-                "ok",
-                profile,
-                verdict,
-                tuple(
-                    v
-                    for v in ruled_out
-                    if PRERELEASE not in {r.axis for r in v.reasons} or allow_prerelease
-                ),
-                install_commands(profile, verdict),
-                notes=profile.notes,
-            )
+            chosen = verdict
+            break
         ruled_out.append(verdict)
-    shown = tuple(
-        v for v in ruled_out if not (len(v.reasons) == 1 and v.reasons[0].axis == PRERELEASE)
-    )
+    # Pre-releases excluded only for being pre-releases are noise here.
+    shown = tuple(v for v in ruled_out if {r.axis for r in v.reasons} != {PRERELEASE})
+    if chosen is None:
+        return Recommendation(
+            "nothing-fits",
+            profile,
+            None,
+            shown,
+            alternatives=tuple(_alternatives(profile, matrix, allow_prerelease)),
+            notes=profile.notes,
+        )
+    # Under emulation something may fit, but native ARM64 is still the better change.
+    better = _alternatives(profile, matrix, allow_prerelease)[:1] if profile.emulated else []
     return Recommendation(
-        "nothing-fits",
+        "ok",
         profile,
-        None,
+        chosen,
         shown,
-        alternatives=tuple(_alternatives(profile, matrix, allow_prerelease)),
+        install_commands(profile, chosen),
+        alternatives=tuple(better),
         notes=profile.notes,
     )
 
