@@ -50,6 +50,10 @@ def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
         )
         for command in rec.get("commands", []):
             out.write(f"    {command}\n")
+        for alternative in rec.get("alternatives", []):
+            out.write(
+                f"Better: {alternative['change']}, then onnxruntime-qnn {alternative['version']}\n"
+            )
     elif status == "nothing-fits":
         out.write("\nNo onnxruntime-qnn release works for this interpreter.\n")
         for alternative in rec.get("alternatives", []):

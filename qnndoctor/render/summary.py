@@ -228,6 +228,10 @@ def recommendation_lines(report: dict[str, Any]) -> list[str]:
             lines.append(f"  not {verdict.get('version')}: {first.get('detail')}")
         if len(rec.get("ruled_out", [])) > 5:
             lines.append(f"  ... {len(rec['ruled_out']) - 5} more newer releases ruled out")
+        lines += [
+            f"  better: {a['change']} -> onnxruntime-qnn {a['version']}"
+            for a in rec.get("alternatives", [])
+        ]
         return lines
     if status == "nothing-fits":
         lines = ["no onnxruntime-qnn release works for this interpreter"]
