@@ -284,3 +284,12 @@ def test_monolithic_path_with_plain_onnxruntime_over_it(
     assert "QNNExecutionProvider is not in get_available_providers()" in smoke["reason"]
     assert "CPUExecutionProvider" in smoke["child"]["available_providers"]
     assert {"smoke-failed", "onnxruntime-multiple-owners"} <= {f["id"] for f in report["findings"]}
+
+
+def test_the_shipped_model_is_what_the_generator_makes() -> None:
+    """qnndoctor/smoke/build_model.py is re-runnable and byte-for-byte stable."""
+    from qnndoctor.smoke import MODEL, build_model
+
+    assert build_model.build() == MODEL.read_bytes()
+    assert build_model.expected_document() == EXPECTED_VALUES
+    assert len(MODEL.read_bytes()) < 1024
