@@ -12,27 +12,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-
-def _timed(argv: list[str]) -> float:
-    started = time.perf_counter()
-    subprocess.run(
-        argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    return time.perf_counter() - started
+from _common import add_wheels_argument, timed
 
 
 def _median(argv: list[str], runs: int) -> float:
-    _timed(argv)  # warm the page cache
-    return statistics.median(_timed(argv) for _ in range(runs))
+    timed(argv)  # warm the page cache
+    return statistics.median(timed(argv) for _ in range(runs))
 
 
 def _probe_ms(argv: list[str], runs: int) -> float:
@@ -72,15 +64,7 @@ def _add_synthetic(site: Path, start: int, count: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=9)
-    parser.add_argument(
-        "--wheels",
-        type=Path,
-        default=Path(
-            os.environ.get(
-                "QNNDOCTOR_TEST_WHEELS", Path.home() / ".cache" / "qnndoctor-tests" / "wheels"
-            )
-        ),
-    )
+    add_wheels_argument(parser)
     args = parser.parse_args()
     wheels = sorted(args.wheels.glob("onnxruntime_qnn-2.*.whl")) + sorted(
         args.wheels.glob("onnxruntime-1.31*.whl")
@@ -103,11 +87,11 @@ def main() -> int:
         check = [qnndoctor, "check", "--python", str(python), "--no-smoke", "--json"]
         pip_list = [str(python), "-m", "pip", "list"]
         pip_times, check_times = [], []
-        _timed(check)
-        _timed(pip_list)
+        timed(check)
+        timed(pip_list)
         for _ in range(args.runs):
-            pip_times.append(_timed(pip_list))
-            check_times.append(_timed(check))
+            pip_times.append(timed(pip_list))
+            check_times.append(timed(check))
         pip_median, check_median = statistics.median(pip_times), statistics.median(check_times)
         print(f"pip list                     median {pip_median:.3f} s ({args.runs} runs)")
         print(f"qnndoctor check --no-smoke   median {check_median:.3f} s")

@@ -14,13 +14,13 @@ Usage: python bench/bench_smoke.py [--runs 9] [--wheels DIR]
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from _common import add_wheels_argument, timed
 
 BARE = """
 import numpy as np, onnxruntime as ort, onnxruntime_qnn as q
@@ -34,26 +34,10 @@ print(session.run(None, {"x": np.arange(8, dtype=np.float32).reshape(1, 8)})[0])
 """
 
 
-def _timed(argv: list[str]) -> float:
-    started = time.perf_counter()
-    subprocess.run(
-        argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    return time.perf_counter() - started
-
-
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=9)
-    parser.add_argument(
-        "--wheels",
-        type=Path,
-        default=Path(
-            os.environ.get(
-                "QNNDOCTOR_TEST_WHEELS", Path.home() / ".cache" / "qnndoctor-tests" / "wheels"
-            )
-        ),
-    )
+    add_wheels_argument(parser)
     args = parser.parse_args()
     wheels = [
         *sorted(args.wheels.glob("onnxruntime_qnn-2.*.whl")),
@@ -96,10 +80,10 @@ def main() -> int:
         }
         times: dict[str, list[float]] = {name: [] for name in commands}
         for argv in commands.values():
-            _timed(argv)  # warm the page cache
+            timed(argv)  # warm the page cache
         for _ in range(args.runs):
             for name, argv in commands.items():
-                times[name].append(_timed(argv))
+                times[name].append(timed(argv))
         medians = {name: statistics.median(values) for name, values in times.items()}
         for name, value in medians.items():
             print(f"{name:22} median {value:.3f} s ({args.runs} runs)")

@@ -21,6 +21,7 @@ from packaging.version import InvalidVersion, Version
 
 from . import shell
 from .facts import Facts
+from .libkinds import QNN_RUNTIME
 from .matrixdata import Matrix, identify_soc
 from .releases import Release, ReleaseMatrix, WheelFile
 
@@ -54,7 +55,6 @@ _PLATFORM_BUCKET = {
     ("linux", "arm64"): "linux_aarch64",
 }
 _LEGACY_MANYLINUX = {17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}
-_QNN_KINDS = ("backend_htp", "system", "htp_stub", "htp_prepare", "backend_cpu", "backend_gpu")
 
 
 @dataclass(frozen=True)
@@ -241,7 +241,7 @@ def _under_x64_emulation(file: WheelFile) -> str | None:
     load config was read (the HTP stub: same build, same version resource).
     """
     header = file.library_machines.get("backend_htp")
-    certain = next((m for kind, m in file.certain_machines.items() if kind in _QNN_KINDS), None)
+    certain = next((m for kind, m in file.certain_machines.items() if kind in QNN_RUNTIME), None)
     if header is None:
         return None
     if header == "AMD64":

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..facts import ERROR, OK, Facts, ProbeFacts
+from ..libkinds import QNN_RUNTIME
 from . import pe
 
 NAME = "binaries"
@@ -25,17 +26,6 @@ def _library_paths(facts: Facts) -> Iterable[str]:
                     yield str(lib["path"])
 
 
-_QNN_KINDS = (
-    "backend_htp",
-    "system",
-    "backend_cpu",
-    "backend_gpu",
-    "htp_prepare",
-    "htp_stub",
-    "backend_saver",
-)
-
-
 def qnn_versions(facts: Facts, pe_details: dict[str, Any]) -> dict[str, Any]:
     """The QNN version each bundle carries, from the VERSIONINFO of its QNN
     DLLs. ``null`` when no DLL has one, or when they disagree (never a guess)."""
@@ -44,7 +34,7 @@ def qnn_versions(facts: Facts, pe_details: dict[str, Any]) -> dict[str, Any]:
         seen: dict[str, list[str]] = {}
         for folder in bundle.get("folders", []):
             for lib in folder.get("libraries", []):
-                if lib.get("kind") not in _QNN_KINDS:
+                if lib.get("kind") not in QNN_RUNTIME:
                     continue
                 strings = (pe_details.get(lib.get("path")) or {}).get("strings") or {}
                 build = strings.get("ProductVersion")

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..facts import Facts
 from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
+from ..libkinds import PROCESS_LOADED
 from ..matrixdata import Matrix, identify_soc
 from . import rule
 from ._common import (
@@ -59,19 +60,6 @@ SIMULATOR = FindingKind(
 _LOADABLE_ON_ARM64 = {"arm64": {"ARM64", "ARM64X"}, "x86_64": {"AMD64", "ARM64EC", "ARM64X"}}
 _LOADABLE_ON_X64 = {"x86_64": {"AMD64"}}
 _ELF_ARCH = {"x86_64": "x86_64", "aarch64": "arm64"}
-_NEEDS_LOADING = {
-    "backend_htp",
-    "system",
-    "backend_cpu",
-    "backend_gpu",
-    "htp_prepare",
-    "htp_stub",
-    "ort_provider_qnn",
-    "ort_runtime",
-    "ort_providers_shared",
-    "backend_saver",
-    "backend_ir",
-}
 
 
 def _libraries(facts: Facts) -> Iterator[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]:
@@ -93,7 +81,7 @@ def library_architecture(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         return
     bad: list[dict[str, Any]] = []
     for _bundle, _folder, lib in _libraries(facts):
-        if lib.get("kind") not in _NEEDS_LOADING:
+        if lib.get("kind") not in PROCESS_LOADED:
             continue
         if lib.get("format") == "PE":
             machine = _pe(facts, lib).get("machine") or lib.get("machine")
