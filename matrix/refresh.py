@@ -71,11 +71,13 @@ _HEAD_CHUNK = 2048  # compressed bytes fetched first for a header read
 _HEAD_MAX = 65536  # never decompress more than this to find a header
 _LOCAL_EXTRA_GUESS = 64  # local extra fields are usually empty; a guess saves a request
 _VERSIONINFO_TRIES = 3
+_FULL_READ_MAX = 256 * 1024 * 1024  # a directory claiming more is not trusted
 _VERSIONINFO_MAX_COMPRESSED = 8 * 1024 * 1024
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 # QNN library kinds (see probes/qnn_bundled.classify) whose DLLs carry the QNN
-# SDK's VERSIONINFO; the same set qnndoctor.binaries reads on a live install.
+# SDK's VERSIONINFO: those qnndoctor.binaries reads on a live install, plus the
+# IR and NetRun libraries of newer SDKs.
 _QNN_VERSION_KINDS = frozenset(
     {
         "backend_htp",
@@ -93,6 +95,7 @@ _QNN_VERSION_RE = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
 _PKG_QNN_RE = re.compile(r"""(?m)^qnn_version\s*=\s*['"]([^'"]+)['"]""")
 _METADATA_RE = re.compile(r"^[^/]+\.dist-info/METADATA$")
 _CONTENT_RANGE_RE = re.compile(r"^bytes\s+(\d+)-(\d+)/(\d+|\*)$")
+_PROJECT_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")  # PEP 508 names
 
 
 # --------------------------------------------------------------------------
@@ -239,6 +242,9 @@ def resolve_pip_setting(
     return pip_config_value(key, pip_config_files(env) if files is None else files)
 
 
+PIP_DEFAULT = "pip's built-in default"
+
+
 def resolve_index_url(
     cli_value: str | None,
     environ: Mapping[str, str] | None = None,
@@ -247,8 +253,12 @@ def resolve_index_url(
     """The index to read: --index-url, PIP_INDEX_URL, pip config, pip's default."""
     found = resolve_pip_setting(cli_value, "index-url", environ, files)
     if found is None:
-        found = Setting(pip_default_index(), "pip's built-in default")
-    parts = urlsplit(found.value)
+        found = Setting(pip_default_index(), PIP_DEFAULT)
+    try:
+        parts = urlsplit(found.value)
+        parts.port  # noqa: B018 -- raises ValueError for a port that is not a number
+    except ValueError as exc:
+        raise UsageError(f"index URL from {found.source} is malformed: {exc}") from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise UsageError(
             f"index URL {public_url(found.value)!r} (from {found.source}) is not an http(s) URL; "
@@ -259,12 +269,16 @@ def resolve_index_url(
 
 def public_url(url: str) -> str:
     """``url`` without a password: provenance and messages end up in git."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return re.sub(r"//[^/@]*@", "//<redacted>@", url)
     if parts.password is None and parts.username is None:
         return url
     host = parts.hostname or ""
-    if parts.port:
-        host += f":{parts.port}"
+    if port:
+        host += f":{port}"
     user = f"{parts.username}:<redacted>@" if parts.password is not None else "<redacted>@"
     return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
 
@@ -462,9 +476,7 @@ class RemoteFile:
     """Byte access to one wheel: ranged reads, remembered segments, and a
     single whole download (hash-checked) when the server ignores ranges."""
 
-    def __init__(
-        self, http: Http, index_file: IndexFile, log: Log, *, chunk_limit: int = 1 << 26
-    ) -> None:
+    def __init__(self, http: Http, index_file: IndexFile, log: Log) -> None:
         self.http = http
         self.file = index_file
         self.log = log
@@ -474,7 +486,6 @@ class RemoteFile:
         self.requests = 0
         self._segments: list[tuple[int, bytes]] = []
         self._whole: IO[bytes] | None = None
-        self._chunk_limit = chunk_limit
 
     def close(self) -> None:
         if self._whole is not None:
@@ -595,6 +606,7 @@ class RemoteFile:
 
     def _take_whole(self, response: httpx.Response, reason: str) -> None:
         """Stream the whole file to a temporary file, checking the index's hash."""
+        self.fetched_whole = True
         digest = hashlib.sha256()
         # Kept open past this call: it becomes the file's contents (closed in close()).
         spool: IO[bytes] = tempfile.TemporaryFile(prefix="qnndoctor-refresh-")  # noqa: SIM115
@@ -620,7 +632,6 @@ class RemoteFile:
         self.close()
         self._whole = spool
         self.size = got
-        self.fetched_whole = True
         checked = "sha256 verified" if self.file.sha256 else "no sha256 in the index to verify"
         self.log.warning(
             f"{self.file.filename}: {reason}; downloaded the whole file once ({got} bytes, {checked})"
@@ -744,6 +755,8 @@ def _check_method(member: Member) -> None:
 def read_member(remote: RemoteFile, member: Member) -> bytes:
     """The whole member, decompressed and checked against its CRC."""
     _check_method(member)
+    if member.size > _FULL_READ_MAX:
+        raise MemberFailure(f"{member.size} bytes uncompressed: too large to read whole")
     start = _data_start(remote, member, member.compressed_size)
     raw = remote.read(start, member.compressed_size)
     if len(raw) != member.compressed_size:
@@ -893,6 +906,7 @@ class Analysis:
     fetched_whole: bool = False
     bytes_read: int = 0
     requests: int = 0
+    file_size: int | None = None  # as the server told it (for indexes without sizes)
     error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -906,32 +920,36 @@ class Analysis:
             "fetched_whole": self.fetched_whole,
             "bytes_read": self.bytes_read,
             "requests": self.requests,
+            "file_size": self.file_size,
             "error": self.error,
         }
 
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> Analysis:
+        """Strict: an entry missing a field raises (KeyError), so a damaged
+        cache entry is read again rather than trusted."""
         return Analysis(
-            requires_python=_opt_str(data.get("requires_python")),
-            requires_dist=tuple(str(r) for r in data.get("requires_dist") or ()),
+            requires_python=_opt_str(data["requires_python"]),
+            requires_dist=tuple(str(r) for r in data["requires_dist"]),
             metadata_read=bool(data.get("metadata_read")),
-            libraries=tuple(Library.from_json(lib) for lib in data.get("libraries") or ()),
-            qnn_version=QnnVersion.from_json(data.get("qnn_version")),
-            qnn_version_note=_opt_str(data.get("qnn_version_note")),
-            fetched_whole=bool(data.get("fetched_whole")),
-            bytes_read=int(data.get("bytes_read") or 0),
-            requests=int(data.get("requests") or 0),
-            error=_opt_str(data.get("error")),
+            libraries=tuple(Library.from_json(lib) for lib in data["libraries"]),
+            qnn_version=QnnVersion.from_json(data["qnn_version"]),
+            qnn_version_note=_opt_str(data["qnn_version_note"]),
+            fetched_whole=bool(data["fetched_whole"]),
+            bytes_read=int(data["bytes_read"]),
+            requests=int(data["requests"]),
+            file_size=_opt_int(data.get("file_size", data.get("size"))),
+            error=_opt_str(data["error"]),
         )
 
     @staticmethod
     def from_record(record: Mapping[str, Any]) -> Analysis:
         """The analysis inside a releases.json file record (``--previous``)."""
-        from_metadata = record.get("requires_python_source") == "metadata"
+        from_metadata = record["requires_python_source"] == "metadata"
         return replace(
             Analysis.from_json(record),
-            requires_python=_opt_str(record.get("requires_python")) if from_metadata else None,
-            metadata_read=record.get("requires_dist_source") == "metadata",
+            requires_python=_opt_str(record["requires_python"]) if from_metadata else None,
+            metadata_read=record["requires_dist_source"] == "metadata",
         )
 
 
@@ -1047,14 +1065,18 @@ def decide_qnn_version(
     if len(versions) > 1:
         return None, "sources disagree: " + "; ".join(claims)
     if not versions:
-        return None, "; ".join(notes) or None
+        notes.append(
+            "no evidence: no qnn_version in a build_and_package_info.py "
+            "and no QNN DLL with a VERSIONINFO ProductVersion"
+        )
+        return None, "; ".join(notes)
     if len(builds) > 1:
         notes.append("build strings differ: " + ", ".join(sorted(builds)))
     build = next(iter(builds)) if len(builds) == 1 else None
     return QnnVersion(versions.pop(), build, tuple(evidence)), "; ".join(notes) or None
 
 
-def analyse_wheel(remote: RemoteFile, probes: Probes, log: Log) -> Analysis:
+def analyse_wheel(remote: RemoteFile, probes: Probes) -> Analysis:
     """Read what the matrix records from one wheel, by ranges. Member
     problems stay with that member; file problems raise FileFailure."""
     members = read_directory(remote)
@@ -1104,12 +1126,12 @@ def analyse_wheel(remote: RemoteFile, probes: Probes, log: Log) -> Analysis:
             hexagon_version=probes.hexagon_version(base, kind),
         )
 
-    def read_whole_pe(name: str) -> dict[str, Any] | None:
+    def read_whole_pe(name: str) -> None:
         try:
             data = read_member(remote, lib_members[name])
         except MemberFailure as exc:
             libs[name] = replace(libs[name], error=str(exc))
-            return None
+            return
         machine, source, error = header_machine(data[:_HEAD_MAX], probes)
         info: dict[str, Any] = read_pe_bytes(data) if source == "pe-header" else {"error": error}
         strings = info.get("strings") or {}
@@ -1122,7 +1144,6 @@ def analyse_wheel(remote: RemoteFile, probes: Probes, log: Log) -> Analysis:
             file_version=strings.get("FileVersion"),
             error=info.get("error") or error,
         )
-        return info
 
     # VERSIONINFO: the smallest QNN DLL of each library folder that has one
     # (win_amd64 2.x wheels carry an amd64 and an arm64ec folder).
@@ -1166,10 +1187,6 @@ def analyse_wheel(remote: RemoteFile, probes: Probes, log: Log) -> Analysis:
         if lib.error:
             member_errors.append(f"{name}: {lib.error}")
     version, note = decide_qnn_version(package_info, pe_infos)
-    log.debug(
-        f"{remote.file.filename}: {len(members)} members, {len(libs)} libraries, "
-        f"{remote.requests} requests, {remote.bytes_read} bytes"
-    )
     return Analysis(
         requires_python=requires_python,
         requires_dist=requires_dist,
@@ -1180,6 +1197,7 @@ def analyse_wheel(remote: RemoteFile, probes: Probes, log: Log) -> Analysis:
         fetched_whole=remote.fetched_whole,
         bytes_read=remote.bytes_read,
         requests=remote.requests,
+        file_size=remote.size,
         error=("member errors: " + "; ".join(member_errors)) if member_errors else None,
     )
 
@@ -1188,7 +1206,7 @@ def read_wheel(http: Http, index_file: IndexFile, probes: Probes, log: Log) -> A
     """``analyse_wheel`` that never raises: failures become the record's error."""
     remote = RemoteFile(http, index_file, log)
     try:
-        return analyse_wheel(remote, probes, log)
+        return analyse_wheel(remote, probes)
     except (FileFailure, MemberFailure) as exc:
         error = str(exc)
     except (struct.error, ValueError, OSError) as exc:
@@ -1199,6 +1217,7 @@ def read_wheel(http: Http, index_file: IndexFile, probes: Probes, log: Log) -> A
         fetched_whole=remote.fetched_whole,
         bytes_read=remote.bytes_read,
         requests=remote.requests,
+        file_size=remote.size,
         error=error,
     )
 
@@ -1238,9 +1257,10 @@ def file_record(index_file: IndexFile, analysis: Analysis) -> dict[str, Any]:
         rp_source = None
     folders = sorted({lib.path.rsplit("/", 1)[0] for lib in libraries if "/" in lib.path})
     return {
+        # No URL: filename + sha256 identify the wheel on any mirror, and a
+        # committed matrix must not name a package-registry host.
         "filename": index_file.filename,
-        "url": index_file.url,
-        "size": index_file.size,
+        "size": index_file.size if index_file.size is not None else analysis.file_size,
         "sha256": index_file.sha256,
         "upload_time": index_file.upload_time,
         "yanked": index_file.yanked,
@@ -1355,8 +1375,10 @@ class Cache:
             self.log.debug(f"previous matrix {path} is from another tool version; not reused")
             return
         count = 0
-        for release in document.get("releases") or ():
-            for record in release.get("files") or ():
+        releases = document.get("releases")
+        for release in releases if isinstance(releases, list) else ():
+            files = release.get("files") if isinstance(release, dict) else None
+            for record in files if isinstance(files, list) else ():
                 try:
                     if record.get("error") is None and record.get("sha256"):
                         key = (str(record["filename"]), str(record["sha256"]))
@@ -1404,14 +1426,17 @@ class Cache:
 
 
 def _write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` in one step, so a reader or an interrupted run never
+    sees half a file; created with the umask's permissions like any file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
             out.write(text)
-        Path(temporary).replace(path)
+        temporary.replace(path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
 
 
@@ -1425,7 +1450,6 @@ class Options:
 
     index: Setting
     project: str = DEFAULT_PROJECT
-    output: Path | None = None
     cache_dir: Path | None = None
     previous: Path | None = None
     limit: int | None = None
@@ -1539,7 +1563,11 @@ def refresh(options: Options, log: Log) -> Result:
                 analyses[item.filename] = analysis
                 done += 1
                 state = f"error: {analysis.error}" if analysis.error else "ok"
-                log.debug(f"[{done}/{len(pending)}] {item.filename}: {state}")
+                how = ", fetched whole" if analysis.fetched_whole else ""
+                log.debug(
+                    f"[{done}/{len(pending)}] {item.filename}: {analysis.requests} requests, "
+                    f"{analysis.bytes_read} bytes{how}; {state}"
+                )
         requests = http.requests
     finally:
         http.close()
@@ -1552,7 +1580,11 @@ def refresh(options: Options, log: Log) -> Result:
     document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "provenance": {
-            "index_url": public_url(options.index.value),
+            # Named by how it was configured; the URL only when someone set one.
+            "index_url": None
+            if options.index.source == PIP_DEFAULT
+            else public_url(options.index.value),
+            "index_source": options.index.source,
             "project": options.project,
             "generated": dt.datetime.now(dt.timezone.utc)
             .replace(microsecond=0)
@@ -1691,6 +1723,19 @@ def _verify(environ: Mapping[str, str]) -> ssl.SSLContext | bool:
         raise UsageError(f"CA bundle {cert.value} (from {cert.source}) unusable: {exc}") from exc
 
 
+def _unwritable(output: Path) -> str | None:
+    """Why ``output`` could not be written, found before a minute of reading."""
+    if output.is_dir():
+        return "it is a folder"
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not os.access(output.parent, os.W_OK):
+        return f"{output.parent} is not writable"
+    return None
+
+
 def main(argv: Sequence[str] | None = None, *, stderr: TextIO | None = None) -> int:
     err = stderr or sys.stderr
     parser = _parser()
@@ -1705,11 +1750,17 @@ def main(argv: Sequence[str] | None = None, *, stderr: TextIO | None = None) -> 
     except UsageError as exc:
         err.write(f"refresh: error: {exc}\n")
         return EXIT_USAGE
+    if not _PROJECT_RE.match(args.project):
+        err.write(f"refresh: error: {args.project!r} is not a valid project name\n")
+        return EXIT_USAGE
     output: Path = args.output or default_output()
+    problem = _unwritable(output)
+    if problem:
+        err.write(f"refresh: error: cannot write {output}: {problem}\n")
+        return EXIT_USAGE
     options = Options(
         index=index,
         project=args.project,
-        output=output,
         cache_dir=args.cache_dir or default_cache_dir(),
         previous=args.previous if args.previous is not None else output,
         limit=args.limit,
@@ -1718,6 +1769,8 @@ def main(argv: Sequence[str] | None = None, *, stderr: TextIO | None = None) -> 
         verify=verify,
     )
     log.info(f"index {public_url(index.value)} (from {index.source}), project {args.project}")
+    if args.limit is not None and args.output is None:
+        log.warning(f"--limit without --output: {output} will list only {args.limit} releases")
     try:
         result = refresh(options, log)
     except IndexReadError as exc:

@@ -23,6 +23,18 @@ class ReleasesError(Exception):
 
 
 @dataclass(frozen=True)
+class LibraryFolder:
+    """One folder of native libraries in a wheel. 2.1+ win_amd64 wheels carry
+    two (``libs/amd64`` and ``libs/arm64ec``); onnxruntime_qnn picks one at run time."""
+
+    path: str
+    header: Mapping[str, str | None]  # library kind -> machine in the file header
+    # Kinds whose machine was read from the PE load config: only these tell
+    # ARM64X from ARM64 and ARM64EC from AMD64 (a header says only 0xAA64/0x8664).
+    certain: Mapping[str, str]
+
+
+@dataclass(frozen=True)
 class WheelFile:
     filename: str
     version: Version
@@ -36,11 +48,17 @@ class WheelFile:
     stub_hexagon_versions: tuple[int, ...]
     qnn_version: str | None
     qnn_build: str | None
-    library_machines: Mapping[str, str | None]  # library kind -> machine in the file header
-    # Kinds whose machine was read from the PE load config: only these tell
-    # ARM64X from ARM64 and ARM64EC from AMD64 (a header says only 0xAA64/0x8664).
-    certain_machines: Mapping[str, str]
+    folders: tuple[LibraryFolder, ...]
     error: str | None
+
+    @property
+    def library_machines(self) -> dict[str, str | None]:
+        """Header machine per library kind, first folder first (for summaries)."""
+        machines: dict[str, str | None] = {}
+        for folder in self.folders:
+            for kind, machine in folder.header.items():
+                machines.setdefault(kind, machine)
+        return machines
 
     @property
     def python_tags(self) -> tuple[str, ...]:
@@ -89,13 +107,18 @@ def _file(entry: Mapping[str, Any]) -> WheelFile:
         _name, version, _build, tags = parse_wheel_filename(filename)
     except InvalidWheelFilename as exc:
         raise ReleasesError(f"bad wheel file name {filename!r}: {exc}") from exc
-    machines: dict[str, str | None] = {}
-    certain: dict[str, str] = {}
+    headers: dict[str, dict[str, str | None]] = {}
+    certain: dict[str, dict[str, str]] = {}
     for lib in entry.get("libraries") or []:
+        folder = str(lib.get("path", "")).rsplit("/", 1)[0]
         kind = str(lib.get("kind"))
-        machines.setdefault(kind, lib.get("machine"))
+        headers.setdefault(folder, {}).setdefault(kind, lib.get("machine"))
         if lib.get("machine_source") == "pe-load-config" and lib.get("machine"):
-            certain.setdefault(kind, str(lib["machine"]))
+            certain.setdefault(folder, {}).setdefault(kind, str(lib["machine"]))
+    folders = tuple(
+        LibraryFolder(path, header, certain.get(path, {}))
+        for path, header in sorted(headers.items())
+    )
     qnn = entry.get("qnn_version") or {}
     return WheelFile(
         filename=filename,
@@ -110,8 +133,7 @@ def _file(entry: Mapping[str, Any]) -> WheelFile:
         stub_hexagon_versions=tuple(int(v) for v in entry.get("stub_hexagon_versions") or ()),
         qnn_version=qnn.get("version") if isinstance(qnn, Mapping) else None,
         qnn_build=qnn.get("build") if isinstance(qnn, Mapping) else None,
-        library_machines=machines,
-        certain_machines=certain,
+        folders=folders,
         error=entry.get("error"),
     )
 

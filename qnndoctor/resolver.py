@@ -32,6 +32,7 @@ REQUIRES_PYTHON = "requires-python"
 NO_STUB = "no-stub-for-htp-arch"
 QNN_NEWER = "bundled-qnn-newer-than-system"
 EMULATION = "x64-libraries-under-emulation"
+NO_QNN_LIBRARIES = "no-bundled-qnn"
 KNOWN_ISSUE = "known-issue"
 PRERELEASE = "prerelease"
 YANKED = "yanked"
@@ -43,6 +44,7 @@ CONFIDENCE = {
     NO_STUB: "artifact",
     QNN_NEWER: "field-observation",
     EMULATION: "artifact",
+    NO_QNN_LIBRARIES: "documented",
     PRERELEASE: "documented",
     YANKED: "documented",
 }
@@ -237,23 +239,39 @@ def _under_x64_emulation(file: WheelFile) -> str | None:
 
     Plain x64 QNN code cannot reach the ARM64 NPU driver and plain ARM64 code
     cannot load into an x64 process; ARM64X can do both. A file header says
-    only 0xAA64 / 0x8664, so the QNN build is judged by the QNN library whose
-    load config was read (the HTP stub: same build, same version resource).
+    only 0xAA64 / 0x8664, so a folder's QNN build is judged by its QNN library
+    whose load config was read (the HTP stub: same build, same version
+    resource). A wheel with several folders fits if one of them does.
     """
-    header = file.library_machines.get("backend_htp")
-    certain = next((m for kind, m in file.certain_machines.items() if kind in QNN_RUNTIME), None)
-    if header is None:
-        return None
-    if header == "AMD64":
-        return "blocked: its QNN HTP library is an x64 (AMD64) build, which cannot reach the ARM64 NPU driver"
-    if certain == "ARM64X":
-        return (
-            "QNN libraries are ARM64X builds (read from the stub's load config): loadable from "
-            "emulated x64; native ARM64 Python is still the validated setup"
-        )
-    if certain == "ARM64":
-        return "blocked: its QNN libraries are plain ARM64 builds, which an x64 process cannot load"
-    return "QNN library build (ARM64 or ARM64X) not verified for emulated x64 in this file"
+    verdicts: list[str] = []
+    for folder in file.folders:
+        header = folder.header.get("backend_htp")
+        if header is None:
+            continue
+        certain = next((m for kind, m in folder.certain.items() if kind in QNN_RUNTIME), None)
+        if header == "AMD64":
+            verdicts.append(
+                f"blocked: {folder.path} holds x64 (AMD64) QNN libraries, which cannot reach the ARM64 NPU driver"
+            )
+        elif certain == "ARM64X":
+            return (
+                f"QNN libraries in {folder.path} are ARM64X builds (read from the stub's load "
+                "config): loadable from emulated x64; native ARM64 Python is still the validated setup"
+            )
+        elif certain == "ARM64":
+            verdicts.append(
+                f"blocked: {folder.path} holds plain ARM64 QNN libraries, which an x64 process cannot load"
+            )
+        else:
+            verdicts.append(
+                f"QNN library build (ARM64 or ARM64X) in {folder.path} not verified for emulated x64"
+            )
+    unverified = [v for v in verdicts if not v.startswith("blocked: ")]
+    if unverified:
+        return unverified[0]
+    if verdicts:
+        return "blocked: " + "; ".join(v.removeprefix("blocked: ") for v in verdicts)
+    return None
 
 
 def _file_reasons(
@@ -275,6 +293,18 @@ def _file_reasons(
                 )
         except InvalidSpecifier:
             notes.append(f"unparseable Requires-Python {file.requires_python!r}")
+    if not any("backend_htp" in folder.header for folder in file.folders):
+        # Wheels before 1.18.0 expected a separately installed QNN SDK.
+        if profile.system_qnn is None:
+            reasons.append(
+                Reason(
+                    NO_QNN_LIBRARIES,
+                    "bundles no QNN HTP library and no system QNN SDK was found to supply one",
+                    CONFIDENCE[NO_QNN_LIBRARIES],
+                )
+            )
+        else:
+            notes.append(f"bundles no QNN libraries: uses the system QNN SDK {profile.system_qnn}")
     if (
         profile.htp_arch is not None
         and file.stub_hexagon_versions

@@ -28,7 +28,9 @@ def _file(version: str, tag: str, platform: str, **extra: Any) -> dict[str, Any]
         "yanked": False,
         "requires_python": extra.pop("requires_python", None),
         "requires_dist": extra.pop("requires_dist", ["numpy>=1.21.6"]),
-        "libraries": extra.pop("libraries", []),
+        "libraries": extra.pop(
+            "libraries", [{"kind": "backend_htp", "path": "QnnHtp.dll", "machine": None}]
+        ),
         "stub_hexagon_versions": extra.pop("stubs", [68, 73]),
         "qnn_version": extra.pop("qnn", {"version": "2.37.1", "build": "2.37.1.1"}),
         "python_tags": [python],

@@ -14,6 +14,7 @@ from qnndoctor.releases import Release, WheelFile
 from qnndoctor.resolver import (
     NO_PLATFORM,
     NO_PYTHON,
+    NO_QNN_LIBRARIES,
     NO_STUB,
     REQUIRES_PYTHON,
     Profile,
@@ -77,7 +78,9 @@ def test_every_row_resolves_for_its_own_target(release: Release, file: WheelFile
     assert verdict.file.platform == file.platform
     axes = {r.axis for r in verdict.reasons}
     # Requires-Python may exclude a tag the wheel still carries (1.24.4 cp310).
-    assert axes <= {REQUIRES_PYTHON, "known-issue"}, verdict
+    assert axes <= {REQUIRES_PYTHON, NO_QNN_LIBRARIES, "known-issue"}, verdict
+    if NO_QNN_LIBRARIES in axes:  # only 1.17.3 bundled no QNN runtime
+        assert str(release.version) == "1.17.3"
     if not axes:
         assert verdict.fits
 
@@ -95,3 +98,21 @@ def test_every_row_resolves_for_its_own_target(release: Release, file: WheelFile
         missing = next(v for v in (66, 69, 75, 79, 81, 85) if v not in file.stub_hexagon_versions)
         soc = dataclasses.replace(profile, htp_arch=missing)
         assert NO_STUB in {r.axis for r in evaluate_release(soc, release, MATRIX, True).reasons}
+
+
+EMULATED_EXPECTATIONS = {
+    # release: whether an emulated x64 Python on Windows on ARM can use its win_amd64 wheel
+    "1.18.0": False,  # plain x64 QNN libraries
+    "1.22.2": False,  # plain x64 again, between ARM64X releases
+    "1.23.2": True,  # ARM64X QNN libraries (stub load config)
+    "2.7.0": True,  # libs/arm64ec holds ARM64X QNN libraries
+}
+
+
+@pytest.mark.parametrize(("version", "usable"), sorted(EMULATED_EXPECTATIONS.items()))
+def test_emulated_x64_python_on_real_win_amd64_wheels(version: str, usable: bool) -> None:
+    release = next(r for r in MATRIX.releases if str(r.version) == version)
+    file = next(f for f in release.files if f.platform == "win_amd64" and "cp312" in f.filename)
+    profile = dataclasses.replace(_profile_for(file), native_arch="arm64", emulated=True)
+    verdict = evaluate_release(profile, release, MATRIX, allow_prerelease=True)
+    assert ("x64-libraries-under-emulation" not in {r.axis for r in verdict.reasons}) is usable

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -40,6 +41,7 @@ class Served:
     yanked: bool | str = False
     fail_first: int = 0  # answer 503 to this many requests for the file first
     absolute_url: bool = False  # list an absolute URL instead of a relative one
+    list_size: bool = True  # False: the index omits "size" (PEP 700 is optional)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -59,20 +61,29 @@ class Seen:
     accept: str | None
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """Clients that hang up early (the tool stops reading a body it has
+    rejected) are normal here: no traceback on stderr for them."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 class IndexServer:
     """``url`` is the index root (``.../simple/``) to pass as --index-url."""
 
-    def __init__(
-        self, project: str, files: Sequence[Served] = (), *, page: str = "json"
-    ) -> None:
+    def __init__(self, project: str, files: Sequence[Served] = (), *, page: str = "json") -> None:
         self.project = project
         self.page = page  # "json", "html" (a PEP 503-only index) or "garbage"
         self._files: dict[str, Served] = {f.filename: f for f in files}
         self._failures: dict[str, int] = {}
         self._seen: list[Seen] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
+        self._httpd = _QuietServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     @property
@@ -115,17 +126,17 @@ class IndexServer:
             url = f"../../files/{served.filename}"
             if served.absolute_url:
                 url = f"{self.root}/files/{served.filename}"
-            entries.append(
-                {
-                    "filename": served.filename,
-                    "url": url,
-                    "hashes": {"sha256": served.index_sha256},
-                    "size": len(served.data),
-                    "upload-time": served.upload_time,
-                    "requires-python": served.requires_python,
-                    "yanked": served.yanked,
-                }
-            )
+            entry: dict[str, Any] = {
+                "filename": served.filename,
+                "url": url,
+                "hashes": {"sha256": served.index_sha256},
+                "upload-time": served.upload_time,
+                "requires-python": served.requires_python,
+                "yanked": served.yanked,
+            }
+            if served.list_size:
+                entry["size"] = len(served.data)
+            entries.append(entry)
         return {
             "meta": {"api-version": "1.1"},
             "name": self.project,

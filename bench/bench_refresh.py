@@ -1,0 +1,82 @@
+"""Benchmark the release-matrix refresh (run by hand; numbers go in docs/matrix.md).
+
+A full refresh from an empty cache (a fresh temporary cache folder, no
+previous matrix) against the index pip is configured with: how many wheel
+bytes it reads as a fraction of the total size of the wheels it describes.
+Target: <= 1.5 %. This downloads what a first real refresh downloads
+(about 1 % of the wheels, a few minutes at most): run it rarely.
+
+Usage: python bench/bench_refresh.py [--index-url URL] [--project NAME]
+       [--limit N] [--jobs N] [--target PERCENT] [--output PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # mypy reads matrix/ as the top-level package ``matrix``
+    from matrix import refresh
+else:
+    try:
+        from qnndoctor.matrix import refresh
+    except ImportError:  # a source checkout that is not installed
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+        from qnndoctor.matrix import refresh
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--index-url", help="default: pip's configuration")
+    parser.add_argument("--project", default=refresh.DEFAULT_PROJECT)
+    parser.add_argument("--limit", type=int, help="only the N newest releases")
+    parser.add_argument("--jobs", type=int, default=8)
+    parser.add_argument("--target", type=float, default=1.5, help="percent (default 1.5)")
+    parser.add_argument("--output", type=Path, help="also write the matrix here")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        index = refresh.resolve_index_url(args.index_url)
+    except refresh.UsageError as exc:
+        print(f"bench_refresh: {exc}", file=sys.stderr)
+        return 2
+    log_stream = sys.stderr if args.verbose else io.StringIO()
+    with tempfile.TemporaryDirectory(prefix="bench-refresh-") as cache:
+        options = refresh.Options(
+            index=index,
+            project=args.project,
+            cache_dir=Path(cache),
+            previous=None,
+            limit=args.limit,
+            jobs=args.jobs,
+        )
+        try:
+            result = refresh.refresh(options, refresh.Log(log_stream, args.verbose))
+        except refresh.IndexReadError as exc:
+            print(f"bench_refresh: could not read the index: {exc}", file=sys.stderr)
+            return 1
+    if args.output is not None:
+        args.output.write_text(refresh.dump(result.document), "utf-8")
+    stats = result.stats
+    percent = 100.0 * stats.bytes_read / stats.bytes_total if stats.bytes_total else 0.0
+    releases = len(result.document["releases"])
+    print(f"index              {refresh.public_url(index.value)} ({index.source})")
+    print(f"releases           {releases}")
+    print(f"wheels             {stats.files} ({stats.errors} with errors)")
+    print(f"read by range      {stats.by_range}, fetched whole {stats.fetched_whole}")
+    print(f"requests           {stats.requests} (index page included)")
+    print(f"wheel bytes total  {stats.bytes_total:,}")
+    print(f"wheel bytes read   {stats.bytes_read:,}")
+    print(f"fraction read      {percent:.3f} % (target <= {args.target} %)")
+    print(f"time               {stats.seconds:.1f} s")
+    for filename, message in result.errors:
+        print(f"error              {filename}: {message}")
+    return 0 if percent <= args.target else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
