@@ -906,9 +906,11 @@ def test_index_url_precedence(tmp_path: Path) -> None:
 
 
 def test_config_files_are_the_ones_pip_reads(tmp_path: Path) -> None:
-    from pip._internal.configuration import get_configuration_files, kinds
+    from pip._internal import configuration
 
-    pip_files = get_configuration_files()
+    # pip 26 renamed the `kinds` namespace to the `Kind` enum.
+    kinds: Any = getattr(configuration, "kinds", None) or getattr(configuration, "Kind")  # noqa: B009
+    pip_files = configuration.get_configuration_files()
     expected = [
         *pip_files[kinds.GLOBAL],
         *pip_files[kinds.USER],
