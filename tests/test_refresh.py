@@ -967,6 +967,9 @@ def test_runs_as_module_and_as_script(tmp_path: Path) -> None:
             text=True,
             timeout=120,
             check=False,
+            # Not the repository root: there the source tree would shadow the
+            # installed package, which has qnndoctor.matrix.
+            cwd=tmp_path,
         )
         assert module.returncode == 0, module.stderr
         script = REPO / "matrix" / "refresh.py"
