@@ -108,7 +108,12 @@ class _CappedReader(threading.Thread):
 
 
 def kill_tree(pid: int) -> tuple[int, ...]:
-    """Kill a process and all its descendants; returns the pids killed."""
+    """Kill a process and all its descendants; returns the pids killed.
+
+    Waits at most about a second: a killed grandchild may stay a zombie until
+    its new parent reaps it (in containers, sometimes never), which counts
+    as dead here.
+    """
     import psutil  # imported here: only needed when something must die
 
     try:
@@ -121,11 +126,17 @@ def kill_tree(pid: int) -> tuple[int, ...]:
         try:
             proc.kill()
             killed.append(proc.pid)
-        except psutil.NoSuchProcess:
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
             continue
-        except psutil.AccessDenied:
-            continue
-    psutil.wait_procs(victims, timeout=2)
+    deadline = time.monotonic() + 1.0
+    for proc in victims:
+        while time.monotonic() < deadline:
+            try:
+                if proc.status() == psutil.STATUS_ZOMBIE:
+                    break
+            except psutil.NoSuchProcess:
+                break
+            time.sleep(0.01)
     return tuple(killed)
 
 
@@ -195,6 +206,8 @@ class SubprocessRunner:
         except subprocess.TimeoutExpired:
             timed_out = True
             killed = kill_tree(proc.pid)
+            if posix:  # also whatever left the tree but stayed in the session
+                _kill_group(proc.pid)
             proc.wait()
         # The child is gone; anything still holding its pipes is a descendant.
         deadline = started + timeout + 0.5
