@@ -99,6 +99,7 @@ def test_truncated_htp_library_crashes_the_child(
     smoke = report["smoke"]
     assert smoke["status"] == "crashed"
     assert smoke["signal"] in ("SIGBUS", "SIGSEGV")
+    assert smoke["signatures"][0] == "truncated-qnn-library-sigbus"
     ids = {f["id"] for f in report["findings"]}
     assert {"smoke-crashed", "qnn-library-corrupt"} <= ids
 
@@ -113,6 +114,7 @@ def test_missing_htp_library_fails_with_the_loader_error(
     assert smoke["status"] == "failed"
     assert "fallback to CPU EP has been explicitly disabled" in smoke["reason"]
     assert "libQnnHtp.so: cannot open shared object file" in smoke["reason"]
+    assert smoke["signatures"][0] == "cpu-fallback-disabled-qnn-setup-failed"
     assert {"smoke-failed", "qnn-htp-backend-missing"} <= {f["id"] for f in report["findings"]}
 
 
@@ -131,6 +133,7 @@ def test_plugin_with_too_old_onnxruntime_fails_at_registration(
     assert smoke["status"] == "failed"
     assert smoke["child"]["stage"] == "register"
     assert "register_execution_provider_library" in smoke["reason"]
+    assert smoke["signatures"][0] == "plugin-api-on-old-onnxruntime-attributeerror"
     assert {"smoke-failed", "plugin-companion-mismatch"} <= {f["id"] for f in report["findings"]}
 
 

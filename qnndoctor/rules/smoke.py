@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from .. import signatures
 from ..facts import Facts
 from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
 from ..matrixdata import Matrix
+from ..smoke import match_failure
 from . import rule
 
 PASSED = FindingKind("smoke-passed", Severity.INFO, "The QNN smoke session ran on the backend")
@@ -21,27 +21,6 @@ WRONG = FindingKind(
 FELL_BACK = FindingKind(
     "smoke-fell-back-to-cpu", Severity.ERROR, "The smoke model did not run on QNN"
 )
-
-
-def _candidates(facts: Facts, smoke: dict[str, Any]) -> list[signatures.Match]:
-    child = smoke.get("child") or {}
-    exc = child.get("exception") or {}
-    text = "\n".join(
-        str(part)
-        for part in (
-            exc.get("message"),
-            exc.get("traceback"),
-            "\n".join(smoke.get("log_lines") or []),
-            smoke.get("stderr_tail"),
-        )
-        if part
-    )
-    try:
-        return signatures.match(
-            text, exit_code=smoke.get("exit_code"), exception_type=exc.get("type"), facts=facts
-        )
-    except signatures.CatalogueError:
-        return []
 
 
 def _explained(base: str, candidates: list[signatures.Match]) -> tuple[str, Fix]:
@@ -83,7 +62,7 @@ def smoke_outcome(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         return
     if status in (None, "not_run"):
         return
-    candidates = _candidates(facts, smoke)
+    candidates = match_failure(smoke, facts)
     match_evidence = Evidence("smoke.signatures", [c.signature.id for c in candidates[:5]])
     if status == "failed":
         text, fix = _explained(f"The session failed: {smoke.get('reason')}.", candidates)

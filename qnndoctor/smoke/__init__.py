@@ -14,10 +14,11 @@ import re
 import signal as _signal
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .. import signatures
 from ..facts import Facts
 from ..runner import Completed, Runner, SubprocessRunner
 from ..target import Target
@@ -95,6 +96,7 @@ class SmokeResult:
     log_lines: tuple[str, ...] = ()
     child: Mapping[str, Any] | None = None
     killed_pids: tuple[int, ...] = ()
+    signatures: tuple[str, ...] = ()  # catalogue ids, best match first
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -108,6 +110,7 @@ class SmokeResult:
             "log_lines": list(self.log_lines),
             "child": dict(self.child) if self.child is not None else None,
             "killed_pids": list(self.killed_pids),
+            "signatures": list(self.signatures),
         }
 
 
@@ -245,4 +248,32 @@ def run_smoke(
     # what the session imports (the probes report that case separately).
     with tempfile.TemporaryDirectory(prefix="qnndoctor-smoke-") as cwd:
         completed = runner.run(smoke_argv(target, backend), timeout=timeout, env=env, cwd=cwd)
-    return classify(completed, backend)
+    result = classify(completed, backend)
+    if result.status in ("passed", "not_run"):
+        return result
+    return replace(
+        result, signatures=tuple(m.signature.id for m in match_failure(result.to_json(), facts))
+    )
+
+
+def match_failure(smoke: Mapping[str, Any], facts: Facts) -> list[signatures.Match]:
+    """Catalogue candidates for a failed session: its exception, logged errors
+    and exit code, ranked with the environment facts."""
+    child = smoke.get("child") or {}
+    exc = child.get("exception") or {}
+    text = "\n".join(
+        str(part)
+        for part in (
+            exc.get("message"),
+            exc.get("traceback"),
+            "\n".join(smoke.get("log_lines") or []),
+            smoke.get("stderr_tail"),
+        )
+        if part
+    )
+    try:
+        return signatures.match(
+            text, exit_code=smoke.get("exit_code"), exception_type=exc.get("type"), facts=facts
+        )
+    except signatures.CatalogueError:
+        return []
