@@ -10,10 +10,13 @@ from __future__ import annotations
 import json
 import sys
 import time
-from typing import Any, Dict, List, Optional
 
 from . import emulation, installs, interpreter, paths, qnn_bundled, qnn_sdk, soc
 from .base import Context
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
+    from typing import Any, Dict, List, Optional
 
 PROTOCOL = 1
 

@@ -11,7 +11,10 @@ import os
 import re
 import struct
 import sys
-from typing import Any, Dict, List, Optional
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
+    from typing import Any, Dict, List, Optional
 
 # PE machine types (IMAGE_FILE_MACHINE_*), named as Microsoft names them.
 PE_MACHINES = {

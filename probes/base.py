@@ -3,7 +3,9 @@ for each value, where it came from."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
+    from typing import Any, Dict, Optional
 
 
 class ProbeOutput:

@@ -11,11 +11,14 @@ from __future__ import annotations
 import os
 import platform
 import sys
-from typing import Any, Dict, Optional
 
 from . import os_linux, os_macos, os_windows
 from ._util import PE_MACHINES, binary_format, normalize_arch, show
 from .base import Context, ProbeOutput
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
+    from typing import Any, Dict, Optional
 
 NAME = "emulation"
 

@@ -15,10 +15,13 @@ import io
 import os
 import re
 import sys
-from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 from ._util import canonical_name, show
 from .base import Context, ProbeOutput
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
+    from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 NAME = "installs"
 
@@ -59,6 +62,14 @@ def parse_headers(text: str) -> Dict[str, List[str]]:
         last = name.strip().lower()
         headers.setdefault(last, []).append(value.strip())
     return headers
+
+
+def record_path(base: str, rel: str) -> str:
+    """The file a RECORD row names, in one canonical spelling. The plain case
+    (no ``..``, POSIX) skips normpath: RECORDs have hundreds of rows."""
+    if os.sep == "/" and "/.." not in rel and not rel.startswith(".."):
+        return base + "/" + rel if not base.endswith("/") else base + rel
+    return os.path.normcase(os.path.normpath(os.path.join(base, rel)))
 
 
 def _first(headers: Dict[str, List[str]], name: str) -> Optional[str]:
@@ -397,7 +408,7 @@ def run(ctx: Context) -> ProbeOutput:
             dist.read_top_level()
         dist.read_record()
         for rel, digest, size in dist.record or []:
-            full = os.path.normcase(os.path.normpath(os.path.join(dist.entry.path, rel)))
+            full = record_path(dist.entry.path, rel)
             claims.setdefault(full, []).append((dist, digest, size))
 
     def check_for(path: str) -> FileCheck:
@@ -473,7 +484,7 @@ def run(ctx: Context) -> ProbeOutput:
         for rel, digest, size in dist.record or []:
             if rel.replace("\\", "/").split("/", 1)[0] == dist.folder_name:
                 continue  # the metadata folder itself
-            full = os.path.normcase(os.path.normpath(os.path.join(dist.entry.path, rel)))
+            full = record_path(dist.entry.path, rel)
             files_total += 1
             check = check_for(full)
             base = os.path.basename(rel)

@@ -9,11 +9,14 @@ import site
 import struct
 import sys
 import sysconfig
-from typing import Any, Dict, List, Optional
 
 from . import os_windows
 from ._util import is_windows, normalize_arch, show
 from .base import Context, ProbeOutput
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
+    from typing import Any, Dict, List, Optional
 
 NAME = "interpreter"
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Optional
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
+    from typing import Dict, List, Optional
 
 
 def _read(path: str, limit: int = 65536) -> Optional[str]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Optional
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
+    from typing import Optional
 
 
 def proc_translated() -> Optional[int]:

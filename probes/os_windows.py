@@ -7,7 +7,9 @@ modules stay inside the functions.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
+    from typing import Any, Dict, List, Optional, Tuple
 
 
 def is_wow64_process2() -> Optional[Tuple[int, int]]:

@@ -11,10 +11,13 @@ import codecs
 import os
 import sys
 import unicodedata
-from typing import Any, Dict, List, Optional, Tuple
 
 from ._util import non_ascii_chars, show
 from .base import Context, ProbeOutput
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
+    from typing import Any, Dict, List, Optional, Tuple
 
 NAME = "paths"
 

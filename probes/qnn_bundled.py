@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Dict, List, Optional, Tuple
 
 from ._util import binary_format, normalize_arch, show
 from .base import Context, ProbeOutput
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
+    from typing import Any, Dict, List, Optional, Tuple
 
 NAME = "qnn_bundled"
 

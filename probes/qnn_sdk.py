@@ -7,10 +7,13 @@ import glob
 import os
 import re
 import sys
-from typing import Any, Dict, List
 
 from ._util import show, version_in_name
 from .base import Context, ProbeOutput
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
+    from typing import Any, Dict, List
 
 NAME = "qnn_sdk"
 

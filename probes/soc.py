@@ -7,10 +7,13 @@ Hexagon HTP architecture is qnndoctor's job, from the maintained matrix.
 from __future__ import annotations
 
 import sys
-from typing import Any, Dict, List
 
 from . import os_linux, os_windows
 from .base import Context, ProbeOutput
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
+    from typing import Any, Dict, List
 
 NAME = "soc"
 

@@ -3,7 +3,6 @@ top of the repository and install as ``qnndoctor.probes`` / ``qnndoctor.matrix``
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 
@@ -11,6 +10,11 @@ def package_dir(name: str) -> Path | None:
     """The folder of ``qnndoctor.<name>``: in the installed wheel, in an
     editable install, or beside a source checkout (``python -m qnndoctor`` in
     the repo root). Found without importing it."""
+    installed = Path(__file__).resolve().parent / name
+    if (installed / "__init__.py").is_file():  # the wheel layout: no import machinery needed
+        return installed
+    import importlib.util
+
     try:
         spec = importlib.util.find_spec(f"qnndoctor.{name}")
     except ModuleNotFoundError:

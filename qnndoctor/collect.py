@@ -29,16 +29,21 @@ def probes_dir() -> Path:
 
 # Loads the probes under a private package name straight from their folder:
 # nothing is added to the target's sys.path, so what the probes see of
-# sys.path is exactly what the target's own code sees.
+# sys.path is exactly what the target's own code sees. (importlib.machinery
+# is built in; importlib.util would cost the target a few ms of imports.)
 BOOTSTRAP = (
-    "import os, sys, importlib.util as u\n"
+    "import os, sys, types, importlib.machinery as m\n"
     "d = sys.argv[1]\n"
-    "s = u.spec_from_file_location('_qnndoctor_probes', os.path.join(d, '__init__.py'),"
-    " submodule_search_locations=[d])\n"
-    "m = u.module_from_spec(s)\n"
-    "sys.modules[s.name] = m\n"
-    "s.loader.exec_module(m)\n"
-    "sys.exit(m.main(sys.argv[2:]))\n"
+    "n = '_qnndoctor_probes'\n"
+    "f = os.path.join(d, '__init__.py')\n"
+    "l = m.SourceFileLoader(n, f)\n"
+    "s = m.ModuleSpec(n, l, origin=f, is_package=True)\n"
+    "s.submodule_search_locations = [d]\n"
+    "p = types.ModuleType(n)\n"
+    "p.__spec__, p.__loader__, p.__file__, p.__path__, p.__package__ = s, l, f, [d], n\n"
+    "sys.modules[n] = p\n"
+    "l.exec_module(p)\n"
+    "sys.exit(p.main(sys.argv[2:]))\n"
 )
 
 

@@ -204,7 +204,7 @@ def _validate(document: Any) -> None:
     except jsonschema.ValidationError as exc:
         raise UpdateError(f"does not match the releases schema: {exc.message}") from exc
     try:
-        matrix = parse(document, None)
+        matrix = parse(document, None, eager=True)
     except ReleasesError as exc:
         raise UpdateError(str(exc)) from exc
     if not matrix.releases:

@@ -6,9 +6,10 @@ immutable objects for the resolver.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,13 @@ class WheelFile:
 class Release:
     version: Version
     era: str
-    files: tuple[WheelFile, ...]
+    raw_files: tuple[Mapping[str, Any], ...] = field(repr=False, compare=False)
+
+    @functools.cached_property
+    def files(self) -> tuple[WheelFile, ...]:
+        """Built on first use: a recommendation usually reads one or two
+        releases of the ~250 wheels (startup time matters for `check`)."""
+        return tuple(_file(f, self.version) for f in self.raw_files)
 
     @property
     def prerelease(self) -> bool:
@@ -101,12 +108,18 @@ class ReleaseMatrix:
     provenance: Mapping[str, Any]
 
 
-def _file(entry: Mapping[str, Any]) -> WheelFile:
+def _file(entry: Mapping[str, Any], release_version: Version) -> WheelFile:
     filename = str(entry["filename"])
-    try:
-        _name, version, _build, tags = parse_wheel_filename(filename)
-    except InvalidWheelFilename as exc:
-        raise ReleasesError(f"bad wheel file name {filename!r}: {exc}") from exc
+    pythons, abis, platforms = (entry.get(k) for k in ("python_tags", "abi_tags", "platform_tags"))
+    if pythons and abis and platforms:
+        # The refresh tool records the filename's tag sets: no need to parse it.
+        version = release_version
+        tags = frozenset(Tag(i, a, p) for i in pythons for a in abis for p in platforms)
+    else:
+        try:
+            _name, version, _build, tags = parse_wheel_filename(filename)
+        except InvalidWheelFilename as exc:
+            raise ReleasesError(f"bad wheel file name {filename!r}: {exc}") from exc
     headers: dict[str, dict[str, str | None]] = {}
     certain: dict[str, dict[str, str]] = {}
     for lib in entry.get("libraries") or []:
@@ -157,7 +170,10 @@ def _issue(entry: Mapping[str, Any]) -> KnownIssue:
     )
 
 
-def parse(releases: Mapping[str, Any], issues: Mapping[str, Any] | None) -> ReleaseMatrix:
+def parse(
+    releases: Mapping[str, Any], issues: Mapping[str, Any] | None, *, eager: bool = False
+) -> ReleaseMatrix:
+    """``eager`` builds every wheel record now, so a bad one fails here."""
     try:
         parsed = []
         for entry in releases["releases"]:
@@ -169,17 +185,23 @@ def parse(releases: Mapping[str, Any], issues: Mapping[str, Any] | None) -> Rele
                         entry.get("era")
                         or ("plugin-2.x" if version.major >= 2 else "monolithic-1.x")
                     ),
-                    files=tuple(_file(f) for f in entry.get("files") or ()),
+                    raw_files=tuple(entry.get("files") or ()),
                 )
             )
         known = tuple(_issue(e) for e in (issues or {}).get("issues") or ())
     except (KeyError, TypeError, InvalidVersion) as exc:
         raise ReleasesError(f"malformed matrix: {type(exc).__name__}: {exc}") from exc
     parsed.sort(key=lambda r: r.version, reverse=True)
+    if eager:
+        try:
+            for release in parsed:
+                _ = release.files
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ReleasesError(f"malformed matrix: {type(exc).__name__}: {exc}") from exc
     return ReleaseMatrix(tuple(parsed), known, dict(releases.get("provenance") or {}))
 
 
-def load(releases_path: Path, issues_path: Path | None) -> ReleaseMatrix:
+def load(releases_path: Path, issues_path: Path | None, *, eager: bool = False) -> ReleaseMatrix:
     """A releases.json, with the known issues from ``issues_path`` (if any)."""
     try:
         releases = json.loads(releases_path.read_text("utf-8"))
@@ -188,4 +210,4 @@ def load(releases_path: Path, issues_path: Path | None) -> ReleaseMatrix:
         raise ReleasesError(f"{releases_path}: {type(exc).__name__}: {exc}") from exc
     if not isinstance(releases, dict):
         raise ReleasesError(f"{releases_path}: not a JSON object")
-    return parse(releases, issues)
+    return parse(releases, issues, eager=eager)

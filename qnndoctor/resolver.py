@@ -9,6 +9,7 @@ metadata), ``maintainer-confirmed`` or ``field-observation``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -104,18 +105,7 @@ class Profile:
         return []
 
     def tags(self) -> frozenset[Tag]:
-        abi = f"cp{self.python[0]}{self.python[1]}{'t' if self.free_threaded else ''}"
-        platforms = self.platform_tags()
-        return frozenset(
-            [
-                *cpython_tags(self.python, abis=[abi], platforms=platforms),
-                *compatible_tags(
-                    self.python,
-                    interpreter=f"cp{self.python[0]}{self.python[1]}",
-                    platforms=platforms,
-                ),
-            ]
-        )
+        return _supported_tags(self.python, self.free_threaded, tuple(self.platform_tags()))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -132,6 +122,21 @@ class Profile:
             "system_qnn_source": self.system_qnn_source,
             "notes": list(self.notes),
         }
+
+
+@functools.lru_cache(maxsize=64)
+def _supported_tags(
+    python: tuple[int, int], free_threaded: bool, platforms: tuple[str, ...]
+) -> frozenset[Tag]:
+    """What pip would accept for such an interpreter (computed once per target)."""
+    abi = f"cp{python[0]}{python[1]}{'t' if free_threaded else ''}"
+    interpreter = f"cp{python[0]}{python[1]}"
+    return frozenset(
+        [
+            *cpython_tags(python, abis=[abi], platforms=platforms),
+            *compatible_tags(python, interpreter=interpreter, platforms=platforms),
+        ]
+    )
 
 
 def _os_name(sys_platform: str | None) -> str:

@@ -201,9 +201,13 @@ class SubprocessRunner:
             on_start()
         timed_out = False
         killed: tuple[int, ...] = ()
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
+        # Popen.wait(timeout) polls with sleeps of up to 50 ms, so the exit of
+        # a fast child would be noticed late; a blocking wait in a thread wakes
+        # the join at once.
+        waiter = threading.Thread(target=proc.wait, daemon=True)
+        waiter.start()
+        waiter.join(timeout)
+        if waiter.is_alive():
             timed_out = True
             killed = kill_tree(proc.pid)
             if posix:  # also whatever left the tree but stayed in the session

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+
+def _which(name: str, path: str | None) -> str | None:
+    import shutil  # only for PATH lookups; keeps the common start-up light
+
+    return shutil.which(name, path=path)
 
 
 class TargetError(Exception):
@@ -49,7 +54,7 @@ def resolve(spec: str | None, environ: Mapping[str, str] | None = None) -> Targe
                     raise TargetError(f"auto: ${variable} is {root}, but it holds no python")
                 return Target(str(found), f"auto: active environment ${variable}={root}")
         for name in ("python", "python3"):
-            found_path = shutil.which(name, path=env.get("PATH"))
+            found_path = _which(name, path=env.get("PATH"))
             if found_path:
                 return Target(found_path, f"auto: `{name}` on PATH")
         raise TargetError("auto: no active environment and no python on PATH")
@@ -60,7 +65,7 @@ def resolve(spec: str | None, environ: Mapping[str, str] | None = None) -> Targe
             raise TargetError(f"{spec} is a folder without a python in bin/ or Scripts/")
         return Target(str(found), f"--python {spec} (environment folder)")
     if not path.exists():
-        on_path = shutil.which(spec, path=env.get("PATH"))
+        on_path = _which(spec, path=env.get("PATH"))
         if on_path:
             return Target(on_path, f"--python {spec} (found on PATH)")
         raise TargetError(f"{spec}: no such interpreter")
