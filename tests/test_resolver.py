@@ -251,6 +251,13 @@ def test_recommend_cli_on_the_healthy_venv(cli: Cli, healthy_venv: Path, tmp_pat
     assert "installed-release-unsuitable" not in {f["id"] for f in report["findings"]}
 
 
+def test_broken_wheel_record_in_a_matrix_file_is_a_clear_error(cli: Cli, tmp_path: Path) -> None:
+    bad = tmp_path / "releases.json"
+    bad.write_text('{"releases": [{"version": "1.0", "files": [{"filename": "not-a-wheel.zip"}]}]}')
+    result = cli("matrix", "--matrix", str(bad))
+    assert result.code == 3 and "bad wheel file name" in result.err
+
+
 def test_broken_matrix_file_is_a_clear_error(cli: Cli, tmp_path: Path) -> None:
     bad = tmp_path / "releases.json"
     bad.write_text('{"releases": [{"version": "not a version", "files": []}]}')
