@@ -111,6 +111,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     recommend.add_argument("--python", metavar="PATH|auto", help="interpreter to recommend for")
     recommend.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    recommend.add_argument(
+        "--no-redact", action="store_true", help="keep user name, host name and home paths in JSON"
+    )
     recommend.add_argument("--pre", action="store_true", help="consider pre-releases")
     recommend.add_argument(
         "--matrix", type=Path, metavar="FILE", help="use this releases.json (or matrix folder)"
@@ -157,6 +160,9 @@ def _parser() -> argparse.ArgumentParser:
         help="do not probe: match on the text alone (another machine's log)",
     )
     explain.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    explain.add_argument(
+        "--no-redact", action="store_true", help="keep user name, host name and home paths in JSON"
+    )
     explain.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     return parser
 

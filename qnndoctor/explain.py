@@ -94,6 +94,10 @@ def run_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     facts, source = _facts(args, err)
     document = explain(text, args.exit_code, facts, source)
     if args.json:
+        if not args.no_redact:
+            from .matrix_cli import redacted
+
+            document = redacted(document)
         out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     else:
         _render_text(document, out)

@@ -13,6 +13,15 @@ from . import __version__, exitcodes, matrixdata
 from .releases import ReleasesError, parse
 
 
+def redacted(document: dict[str, Any]) -> dict[str, Any]:
+    """JSON people attach to tickets: no user name, host name or home path."""
+    from .redact import Redactor
+
+    cleaned: dict[str, Any] = Redactor.for_this_machine().value(document)
+    cleaned["redacted"] = True
+    return cleaned
+
+
 def _dump(document: dict[str, Any], out: TextIO) -> None:
     out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
@@ -90,15 +99,13 @@ def run_recommend(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return exitcodes.COULD_NOT_CHECK
     rec = recommendation_for(facts, matrix)
     if args.json:
-        _dump(
-            {
-                "schema_version": 1,
-                "tool": {"name": "qnndoctor", "version": __version__},
-                "target": target.to_json(),
-                "recommendation": rec,
-            },
-            out,
-        )
+        document: dict[str, Any] = {
+            "schema_version": 1,
+            "tool": {"name": "qnndoctor", "version": __version__},
+            "target": target.to_json(),
+            "recommendation": rec,
+        }
+        _dump(document if args.no_redact else redacted(document), out)
     else:
         render_recommendation(rec, out)
     if rec.get("status") == "ok":

@@ -156,3 +156,18 @@ def test_runs_from_a_source_checkout(healthy_venv: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["matrix"]["source"] == "bundled qnndoctor.matrix"
+
+
+def test_recommend_and_explain_json_are_redacted(
+    cli: Cli, healthy_venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = str(healthy_venv.parent.parent.parent)
+    monkeypatch.setenv("HOME", home)
+    rec = cli("recommend", "--python", str(healthy_venv), "--json")
+    assert home not in rec.out and rec.json()["redacted"] is True
+    assert rec.json()["target"]["python"].startswith("~/")
+    assert home in cli("recommend", "--python", str(healthy_venv), "--json", "--no-redact").out
+    log = tmp_path / "log.txt"
+    log.write_text("error code 1002")
+    explained = cli("explain", "--log", str(log), "--python", str(healthy_venv), "--json")
+    assert home not in explained.out and explained.json()["redacted"] is True
