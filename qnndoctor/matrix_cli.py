@@ -59,6 +59,8 @@ def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
         )
         for command in rec.get("commands", []):
             out.write(f"    {command}\n")
+        if rec.get("already_installed"):
+            out.write("    (already installed: nothing to do)\n")
         for alternative in rec.get("alternatives", []):
             out.write(
                 f"Better: {alternative['change']}, then onnxruntime-qnn {alternative['version']}\n"

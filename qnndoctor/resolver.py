@@ -440,6 +440,7 @@ class Recommendation:
             if self.chosen and self.chosen.file
             else None,
             "commands": list(self.commands),
+            "already_installed": self.chosen is not None and not self.commands,
             "ruled_out": [v.to_json() for v in self.ruled_out],
             "alternatives": list(self.alternatives),
             "notes": list(self.notes) + (list(self.chosen.notes) if self.chosen else []),
@@ -460,6 +461,12 @@ def install_commands(profile: Profile, verdict: Verdict) -> tuple[str, ...]:
             ("onnxruntime" in modules and canonical not in keep) or wrong_era
         ) and name not in remove:
             remove.append(name)
+    installed_already = any(
+        canonicalize_name(name) == "onnxruntime-qnn" and version == str(verdict.version)
+        for name, version, _modules in profile.installed
+    )
+    if installed_already and not remove and not verdict.companion_pin:
+        return ()  # nothing to do; the report says it is already installed
     commands = []
     if remove:
         commands.append(

@@ -221,6 +221,7 @@ def recommendation_lines(report: dict[str, Any]) -> list[str]:
         lines = [
             f"onnxruntime-qnn {rec.get('version')} ({rec.get('era')}, bundled QNN "
             f"{rec.get('bundled_qnn') or 'unknown'})"
+            + (": already installed" if rec.get("already_installed") else "")
         ]
         lines += [f"  {c}" for c in rec.get("commands", [])]
         for verdict in rec.get("ruled_out", [])[:5]:

@@ -41,7 +41,7 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
             f"[{style}]{f['severity'].upper():7}[/] [bold]{escape(f['title'])}[/] [dim]({escape(f['id'])})[/]"
         )
         console.print(f"  {escape(f['explanation'])}")
-        for ev in f.get("evidence", [])[:4]:
+        for ev in [e for e in f.get("evidence", []) if e.get("value") not in (None, [], {})][:4]:
             value = str(ev.get("value"))
             console.print(
                 f"  [dim]evidence {escape(ev['fact'])}: {escape(value[:200])}{'...' if len(value) > 200 else ''}[/]"
