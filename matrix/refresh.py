@@ -54,6 +54,7 @@ if not __package__:  # run as a script (python matrix/refresh.py): find the pack
 from qnndoctor import __version__
 from qnndoctor._layout import package_dir
 from qnndoctor.binaries.pe import MACHINES, read_pe_bytes
+from qnndoctor.libkinds import QNN_RUNTIME  # the kinds that carry the QNN VERSIONINFO
 
 SCHEMA_VERSION = 1
 # Bump when what is read out of a wheel changes: older cache entries (and the
@@ -75,22 +76,6 @@ _FULL_READ_MAX = 256 * 1024 * 1024  # a directory claiming more is not trusted
 _VERSIONINFO_MAX_COMPRESSED = 8 * 1024 * 1024
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
-# QNN library kinds (see probes/qnn_bundled.classify) whose DLLs carry the QNN
-# SDK's VERSIONINFO: those qnndoctor.binaries reads on a live install, plus the
-# IR and NetRun libraries of newer SDKs.
-_QNN_VERSION_KINDS = frozenset(
-    {
-        "backend_htp",
-        "system",
-        "backend_cpu",
-        "backend_gpu",
-        "htp_prepare",
-        "htp_stub",
-        "backend_saver",
-        "backend_ir",
-        "htp_netrun_extensions",
-    }
-)
 _QNN_VERSION_RE = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
 _PKG_QNN_RE = re.compile(r"""(?m)^qnn_version\s*=\s*['"]([^'"]+)['"]""")
 _METADATA_RE = re.compile(r"^[^/]+\.dist-info/METADATA$")
@@ -1152,7 +1137,7 @@ def analyse_wheel(remote: RemoteFile, probes: Probes) -> Analysis:
     by_folder: dict[str, list[Member]] = {}
     for name, member in lib_members.items():
         if (
-            libs[name].kind in _QNN_VERSION_KINDS
+            libs[name].kind in QNN_RUNTIME
             and name.lower().endswith(".dll")
             and member.compressed_size <= _VERSIONINFO_MAX_COMPRESSED
         ):
