@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import stat
 import sys
 import time
 from collections.abc import Callable
@@ -13,6 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 from conftest import CliResult
+from helpers.fake_python import write_fake_python
 
 from qnndoctor.runner import SubprocessRunner
 
@@ -77,10 +77,7 @@ def test_grandchild_holding_the_pipes_after_the_child_exits() -> None:
 
 
 def _fake_python(tmp_path: Path, body: str) -> Path:
-    script = tmp_path / "python"
-    script.write_text(f"#!{PY}\n{body}\n")
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    return script
+    return write_fake_python(tmp_path, body)
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import stat
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -15,6 +13,7 @@ from typing import Any
 import psutil
 import pytest
 from conftest import CliResult, validate_report
+from helpers.fake_python import BODY, write_fake_python
 from helpers.wheels import make_venv, pip_install, site_packages
 
 from qnndoctor.facts import Facts
@@ -144,10 +143,7 @@ def test_no_onnxruntime_qnn_means_not_run(cli: Cli, tmp_path: Path) -> None:
 
 
 def _fake_target(tmp_path: Path, body: str) -> Target:
-    script = tmp_path / "python"
-    script.write_text(f"#!{sys.executable}\n{body}\n")
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    return Target(str(script), "test double")
+    return Target(str(write_fake_python(tmp_path, body)), "test double")
 
 
 GOOD_RESULT = "@@qnndoctor-smoke@@" + json.dumps({"status": "passed", "path": "plugin-2.x"})
@@ -208,7 +204,7 @@ def test_hang_is_killed_with_its_whole_tree(tmp_path: Path, grandchild: bool) ->
     assert time.monotonic() - started < 2 + 2
     assert result.status == "timed_out"
     if grandchild:
-        pid = int(Path(target.python + ".pid").read_text())
+        pid = int(Path(target.python).with_name(BODY + ".pid").read_text())
         assert pid in result.killed_pids
         time.sleep(0.2)
         assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
