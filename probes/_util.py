@@ -166,8 +166,3 @@ def canonical_name(name: str) -> str:
 
 def is_windows() -> bool:
     return sys.platform == "win32"
-
-
-def env_value(name: str) -> Optional[str]:
-    value = os.environ.get(name)
-    return show(value) if value is not None else None

@@ -524,7 +524,6 @@ def run(ctx: Context) -> ProbeOutput:
         info["overwritten_by"] = overwritten_by
         results.append(info)
     out.private["raw_locations"] = {show(d.entry.path): d.entry.path for d in dists}
-    out.private["raw_search_path"] = [e.path for e in entries]
     out.put("distributions", results, "dist-info METADATA/RECORD/top_level.txt on sys.path")
     out.put("shared_files", shared[:200], "RECORD entries claimed by several distributions")
     out.put("shared_files_total", len(shared), "RECORD entries claimed by several distributions")

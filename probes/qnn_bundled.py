@@ -26,12 +26,10 @@ _HEXAGON = re.compile(r"v(\d{2,3})", re.IGNORECASE)
 _KINDS: List[Tuple[re.Pattern[str], str]] = [
     (re.compile(r"qnnhtpv\d+stub"), "htp_stub"),
     (re.compile(r"qnnhtpv\d+skel"), "htp_skel"),
-    (re.compile(r"qnnhtpv\d+\.cat$|qnnhtp.*\.cat$"), "signed_catalog"),
     (re.compile(r"\.cat$"), "signed_catalog"),
     (re.compile(r"qnnhtpprepare|^(lib)?htpprepare"), "htp_prepare"),
     (re.compile(r"qnnhtpnetrun"), "htp_netrun_extensions"),
     (re.compile(r"qnnhtp\."), "backend_htp"),
-    (re.compile(r"^(lib)?qnnhtp\.so"), "backend_htp"),
     (re.compile(r"qnnsystem"), "system"),
     (re.compile(r"qnncpu"), "backend_cpu"),
     (re.compile(r"qnngpu"), "backend_gpu"),

@@ -4,3 +4,6 @@ Data flows one way: probes -> facts -> rules -> findings -> report -> renderers.
 """
 
 __version__ = "0.1.0"
+
+# The JSON report contract (docs/report-schema.md): later versions add keys, never rename.
+REPORT_SCHEMA_VERSION = 1

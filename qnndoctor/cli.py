@@ -17,13 +17,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from . import __version__, exitcodes
+from . import REPORT_SCHEMA_VERSION, __version__, exitcodes
 
 if TYPE_CHECKING:
     from .runner import Runner
-
-# Kept here (not imported from .report) so that startup stays light.
-SCHEMA_VERSION = 1
 
 
 class _Log:
@@ -176,7 +173,7 @@ def _exit_code(text: str) -> int:
 
 def _could_not_check_document(message: str, target: dict[str, str] | None) -> dict[str, Any]:
     return {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": REPORT_SCHEMA_VERSION,
         "tool": {"name": "qnndoctor", "version": __version__},
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "target": target,
@@ -202,8 +199,8 @@ def _load_saved(path: str) -> tuple[Any, Any]:
     from .target import Target
 
     data = json.loads(Path(path).read_text("utf-8"))
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
-        raise ValueError(f"{path}: not a qnndoctor schema_version {SCHEMA_VERSION} report")
+    if not isinstance(data, dict) or data.get("schema_version") != REPORT_SCHEMA_VERSION:
+        raise ValueError(f"{path}: not a qnndoctor schema_version {REPORT_SCHEMA_VERSION} report")
     target = data.get("target") or {}
     facts = Facts.from_json(data.get("facts") or {})
     if isinstance(data.get("smoke"), dict):
@@ -241,15 +238,13 @@ def _warm_imports(output_format: str) -> None:
     """Import what diagnosis and rendering need while the probe program runs
     in the target: the child's run and our imports overlap."""
     try:
-        from . import matrixdata, redact, render, report, rules, smoke
+        from . import matrixdata, redact, render, report, rules, smoke  # noqa: F401
 
         rules.all_rules()
         matrixdata.load_or_empty()
-        del redact, smoke
         render.renderer(output_format)
         if output_format == "text":
             import rich.console  # noqa: F401
-        del report
     except Exception:
         pass
 
@@ -313,15 +308,9 @@ def run_check(
     log(f"diagnosed in {time.perf_counter() - started:.3f} s")
     document = report.to_json()
     if args.format in ("json", "markdown") and not args.no_redact:
-        from .redact import Redactor
+        from .redact import redact_document
 
-        homes = [
-            str(entry["path"])
-            for entry in facts.value("paths", "non_ascii", []) or []
-            if entry.get("label") in ("home", "env HOME", "env USERPROFILE")
-        ]
-        document = Redactor.for_this_machine(homes).value(document)
-        document["redacted"] = True
+        document = redact_document(document)
     else:
         document["redacted"] = False
     from .render import renderer

@@ -95,9 +95,9 @@ def run_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     document = explain(text, args.exit_code, facts, source)
     if args.json:
         if not args.no_redact:
-            from .matrix_cli import redacted
+            from .redact import redact_document
 
-            document = redacted(document)
+            document = redact_document(document)
         out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     else:
         _render_text(document, out)

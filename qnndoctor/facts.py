@@ -109,3 +109,21 @@ class Facts:
             for name, body in data.items()
         }
         return cls(MappingProxyType(probes))
+
+
+def bundles(facts: Facts) -> list[Mapping[str, Any]]:
+    """The onnxruntime-qnn installs the qnn_bundled probe found."""
+    found = facts.value("qnn_bundled", "bundles", []) or []
+    return [b for b in found if isinstance(b, Mapping)]
+
+
+def bundle_libraries(bundle: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    """Every library of one install, across its library folders."""
+    for folder in bundle.get("folders", []):
+        yield from folder.get("libraries", [])
+
+
+def pe_details(facts: Facts, lib: Mapping[str, Any]) -> Mapping[str, Any]:
+    """What qnndoctor's PE reader found for a bundled library ({} if nothing)."""
+    found = (facts.value("binaries", "pe", {}) or {}).get(lib.get("path"))
+    return found if isinstance(found, Mapping) else {}

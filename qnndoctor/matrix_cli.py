@@ -10,16 +10,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__, exitcodes, matrixdata
+from .redact import redact_document
 from .releases import ReleasesError, parse
-
-
-def redacted(document: dict[str, Any]) -> dict[str, Any]:
-    """JSON people attach to tickets: no user name, host name or home path."""
-    from .redact import Redactor
-
-    cleaned: dict[str, Any] = Redactor.for_this_machine().value(document)
-    cleaned["redacted"] = True
-    return cleaned
 
 
 def _dump(document: dict[str, Any], out: TextIO) -> None:
@@ -107,7 +99,7 @@ def run_recommend(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             "target": target.to_json(),
             "recommendation": rec,
         }
-        _dump(document if args.no_redact else redacted(document), out)
+        _dump(document if args.no_redact else redact_document(document), out)
     else:
         render_recommendation(rec, out)
     if rec.get("status") == "ok":

@@ -39,8 +39,8 @@ class Redactor:
         ]
 
     @classmethod
-    def for_this_machine(cls, extra_homes: Iterable[str] = ()) -> Redactor:
-        homes = [str(Path.home()), *extra_homes]
+    def for_this_machine(cls) -> Redactor:
+        homes = [str(Path.home())]
         homes += [os.environ[v] for v in ("HOME", "USERPROFILE") if os.environ.get(v)]
         users = {Path(h.rstrip("\\/")).name for h in homes}
         users.update(os.environ[v] for v in ("USER", "USERNAME", "LOGNAME") if os.environ.get(v))
@@ -76,3 +76,10 @@ class Redactor:
         if isinstance(value, (list, tuple)):
             return [self.value(v) for v in value]
         return value
+
+
+def redact_document(document: dict[str, Any]) -> dict[str, Any]:
+    """A JSON document people attach to tickets, with ``redacted: true``."""
+    cleaned: dict[str, Any] = Redactor.for_this_machine().value(document)
+    cleaned["redacted"] = True
+    return cleaned

@@ -48,7 +48,6 @@ class WheelFile:
     requires_dist: tuple[str, ...]
     stub_hexagon_versions: tuple[int, ...]
     qnn_version: str | None
-    qnn_build: str | None
     folders: tuple[LibraryFolder, ...]
     error: str | None
 
@@ -106,6 +105,9 @@ class ReleaseMatrix:
     releases: tuple[Release, ...]  # newest first
     known_issues: tuple[KnownIssue, ...]
     provenance: Mapping[str, Any]
+    # Answers computed from this matrix (by the resolver), per target: bound
+    # to this instance, never shared with an equal-looking other matrix.
+    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _file(entry: Mapping[str, Any], release_version: Version) -> WheelFile:
@@ -145,7 +147,6 @@ def _file(entry: Mapping[str, Any], release_version: Version) -> WheelFile:
         requires_dist=tuple(str(r) for r in entry.get("requires_dist") or ()),
         stub_hexagon_versions=tuple(int(v) for v in entry.get("stub_hexagon_versions") or ()),
         qnn_version=qnn.get("version") if isinstance(qnn, Mapping) else None,
-        qnn_build=qnn.get("build") if isinstance(qnn, Mapping) else None,
         folders=folders,
         error=entry.get("error"),
     )

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from . import __version__, exitcodes
+from . import REPORT_SCHEMA_VERSION, __version__, exitcodes
 from .facts import Facts
 from .findings import Finding, Severity, SkippedCheck
 from .matrixdata import Matrix
 from .rules import evaluate
 from .target import Target
-
-SCHEMA_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -38,7 +36,7 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": REPORT_SCHEMA_VERSION,
             "tool": {"name": "qnndoctor", "version": __version__},
             "created": self.created,
             "target": self.target.to_json(),
@@ -67,8 +65,21 @@ def recommendation_for(facts: Facts, matrix: Matrix) -> dict[str, Any]:
     return answer
 
 
+def with_smoke_signatures(facts: Facts) -> Facts:
+    """The failure signatures of a failed smoke session, matched once, here,
+    with the catalogue in use (a saved ticket gets current ones)."""
+    from .smoke import match_failure
+
+    smoke = facts.probe("smoke")
+    if smoke is None or smoke.get("status") in (None, "passed", "not_run"):
+        return facts
+    ids = [m.signature.id for m in match_failure(smoke.values, facts)]
+    return facts.with_probe(replace(smoke, values={**smoke.values, "signatures": ids}))
+
+
 def build(target: Target, facts: Facts, matrix: Matrix) -> Report:
     """Diagnose: a pure function of the facts and the matrix (plus a clock)."""
+    facts = with_smoke_signatures(facts)
     evaluation = evaluate(facts, matrix)
     return Report(
         target=target,

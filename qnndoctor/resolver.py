@@ -536,6 +536,16 @@ def _alternatives(
 def recommend(
     profile: Profile, matrix: ReleaseMatrix, *, allow_prerelease: bool = False
 ) -> Recommendation:
+    """Pure, so remembered per matrix: the report and the installed-release
+    rule ask the same question."""
+    key = ("recommend", profile, allow_prerelease)
+    if key not in matrix.memo:
+        matrix.memo[key] = _recommend(profile, matrix, allow_prerelease)
+    result: Recommendation = matrix.memo[key]
+    return result
+
+
+def _recommend(profile: Profile, matrix: ReleaseMatrix, allow_prerelease: bool) -> Recommendation:
     if not matrix.releases:
         return Recommendation(
             "no-matrix", profile, None, (), notes=("the release matrix is empty",)

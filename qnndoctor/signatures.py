@@ -54,7 +54,6 @@ class Signature:
     fix: str
     confidence: str
     sources: tuple[str, ...]
-    examples: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -96,7 +95,6 @@ def _signature(entry: Mapping[str, Any]) -> Signature:
         fix=str(entry.get("fix", "")),
         confidence=str(entry.get("confidence", "field-report")),
         sources=tuple(str(s) for s in entry.get("sources") or ()),
-        examples=tuple(str(s) for s in entry.get("symptom_examples") or ()),
     )
 
 
@@ -111,6 +109,12 @@ def load() -> tuple[Signature, ...]:
         return tuple(_signature(e) for e in data["signatures"])
     except (OSError, ValueError, KeyError, TypeError, re.error) as exc:
         raise CatalogueError(f"{path}: {type(exc).__name__}: {exc}") from exc
+
+
+def by_ids(ids: list[str]) -> list[Signature]:
+    """Catalogue entries by id, in the given order; unknown ids are skipped."""
+    known = {s.id: s for s in load()}
+    return [known[i] for i in ids if i in known]
 
 
 def match(

@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from ..facts import ERROR, OK, Facts, ProbeFacts
+from ..facts import ERROR, OK, Facts, ProbeFacts, bundle_libraries, bundles
 from ..libkinds import QNN_RUNTIME
 from . import pe
 
@@ -19,27 +19,25 @@ NAME = "binaries"
 
 
 def _library_paths(facts: Facts) -> Iterable[str]:
-    for bundle in facts.value("qnn_bundled", "bundles", []) or []:
-        for folder in bundle.get("folders", []):
-            for lib in folder.get("libraries", []):
-                if lib.get("format") == "PE" and lib.get("path"):
-                    yield str(lib["path"])
+    for bundle in bundles(facts):
+        for lib in bundle_libraries(bundle):
+            if lib.get("format") == "PE" and lib.get("path"):
+                yield str(lib["path"])
 
 
 def qnn_versions(facts: Facts, pe_details: dict[str, Any]) -> dict[str, Any]:
     """The QNN version each bundle carries, from the VERSIONINFO of its QNN
     DLLs. ``null`` when no DLL has one, or when they disagree (never a guess)."""
     result: dict[str, Any] = {}
-    for bundle in facts.value("qnn_bundled", "bundles", []) or []:
+    for bundle in bundles(facts):
         seen: dict[str, list[str]] = {}
-        for folder in bundle.get("folders", []):
-            for lib in folder.get("libraries", []):
-                if lib.get("kind") not in QNN_RUNTIME:
-                    continue
-                strings = (pe_details.get(lib.get("path")) or {}).get("strings") or {}
-                build = strings.get("ProductVersion")
-                if build:
-                    seen.setdefault(str(build), []).append(str(lib.get("name")))
+        for lib in bundle_libraries(bundle):
+            if lib.get("kind") not in QNN_RUNTIME:
+                continue
+            strings = (pe_details.get(str(lib.get("path"))) or {}).get("strings") or {}
+            build = strings.get("ProductVersion")
+            if build:
+                seen.setdefault(str(build), []).append(str(lib.get("name")))
         if not seen:
             continue
         agree = len(seen) == 1

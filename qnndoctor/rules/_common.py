@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .. import shell
@@ -31,7 +32,7 @@ def distributions(facts: Facts) -> list[dict[str, Any]]:
     return [d for d in dists if isinstance(d, dict)]
 
 
-def label(dist: dict[str, Any]) -> str:
+def label(dist: Mapping[str, Any]) -> str:
     return f"{dist.get('name')} {dist.get('version')}"
 
 
@@ -58,7 +59,7 @@ def native_arch(facts: Facts) -> str | None:
     return str(arch) if arch else None
 
 
-def reinstall_fix(facts: Facts, dist: dict[str, Any], text: str | None = None) -> Fix:
+def reinstall_fix(facts: Facts, dist: Mapping[str, Any], text: str | None = None) -> Fix:
     """Force-reinstall exactly the installed version, with the target's pip."""
     pinned = f"{dist.get('name')}=={dist.get('version')}"
     return Fix(

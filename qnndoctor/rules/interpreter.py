@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..facts import Facts
+from ..facts import Facts, bundle_libraries, bundles, pe_details
 from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
+from ..libkinds import PROCESS_LOADED
 from ..matrixdata import Matrix
 from . import rule
 from ._common import native_arch, process_arch, qnn_dists, target_is_windows
@@ -35,14 +36,11 @@ _NATIVE_PYTHON_FIX = Fix(
 
 def _bundle_machines(facts: Facts) -> set[str]:
     """Machine types of the installed QNN / ORT DLLs, as pefile reads them."""
-    details = facts.value("binaries", "pe", {}) or {}
     machines = set()
-    for dist_bundle in facts.value("qnn_bundled", "bundles", []) or []:
-        for folder in dist_bundle.get("folders", []):
-            for lib in folder.get("libraries", []):
-                if lib.get("kind") in ("htp_skel", "signed_catalog", "ort_pybind"):
-                    continue
-                machine = (details.get(lib.get("path")) or {}).get("machine") or lib.get("machine")
+    for bundle in bundles(facts):
+        for lib in bundle_libraries(bundle):
+            if lib.get("kind") in PROCESS_LOADED:
+                machine = pe_details(facts, lib).get("machine") or lib.get("machine")
                 if machine:
                     machines.add(str(machine))
     return machines

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..facts import Facts
+from ..facts import Facts, bundle_libraries, bundles, pe_details
 from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
 from ..libkinds import PROCESS_LOADED
 from ..matrixdata import Matrix, identify_soc
@@ -62,29 +62,17 @@ _LOADABLE_ON_X64 = {"x86_64": {"AMD64"}}
 _ELF_ARCH = {"x86_64": "x86_64", "aarch64": "arm64"}
 
 
-def _libraries(facts: Facts) -> Iterator[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]:
-    for bundle in facts.value("qnn_bundled", "bundles", []) or []:
-        for folder in bundle.get("folders", []):
-            for lib in folder.get("libraries", []):
-                yield bundle, folder, lib
-
-
-def _pe(facts: Facts, lib: dict[str, Any]) -> dict[str, Any]:
-    found = (facts.value("binaries", "pe", {}) or {}).get(lib.get("path"))
-    return found if isinstance(found, dict) else {}
-
-
 @rule(needs=("qnn_bundled", "emulation"), emits=(LIBS_WRONG_ARCH,))
 def library_architecture(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     process, native = process_arch(facts), native_arch(facts)
     if not process:
         return
     bad: list[dict[str, Any]] = []
-    for _bundle, _folder, lib in _libraries(facts):
+    for lib in (lib for bundle in bundles(facts) for lib in bundle_libraries(bundle)):
         if lib.get("kind") not in PROCESS_LOADED:
             continue
         if lib.get("format") == "PE":
-            machine = _pe(facts, lib).get("machine") or lib.get("machine")
+            machine = pe_details(facts, lib).get("machine") or lib.get("machine")
             table = _LOADABLE_ON_ARM64 if native == "arm64" else _LOADABLE_ON_X64
             allowed = table.get(process)
             if machine and allowed is not None and machine not in allowed:
@@ -123,8 +111,8 @@ def library_architecture(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
 
 @rule(needs=("qnn_bundled",), emits=(HTP_MISSING, CORRUPT))
 def htp_backend_present(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
-    for bundle in facts.value("qnn_bundled", "bundles", []) or []:
-        libs = [lib for folder in bundle.get("folders", []) for lib in folder.get("libraries", [])]
+    for bundle in bundles(facts):
+        libs = list(bundle_libraries(bundle))
         reinstall = reinstall_fix(facts, bundle)
         if not any(lib.get("kind") == "backend_htp" for lib in libs):
             yield make(
@@ -149,7 +137,7 @@ def htp_backend_present(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
             )
         broken = []
         for lib in libs:
-            pe_error = _pe(facts, lib).get("error")
+            pe_error = pe_details(facts, lib).get("error")
             if lib.get("error") or pe_error or lib.get("size") == 0:
                 broken.append(
                     {
@@ -175,7 +163,7 @@ def stub_for_htp_arch(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     if match is None or match.soc.htp_arch is None:
         return
     arch = match.soc.htp_arch
-    for bundle in facts.value("qnn_bundled", "bundles", []) or []:
+    for bundle in bundles(facts):
         stubs = bundle.get("stub_hexagon_versions") or []
         if not stubs or arch in stubs:
             continue  # no stubs at all: a host-only build (simulator), not this rule's case
@@ -268,11 +256,10 @@ def system_qnn_on_loader_path(facts: Facts, matrix: Matrix) -> Iterator[Finding]
 def htp_simulator(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     if facts.value("interpreter", "sys_platform") != "linux" or process_arch(facts) != "x86_64":
         return
-    for bundle in facts.value("qnn_bundled", "bundles", []) or []:
+    for bundle in bundles(facts):
         has_htp = any(
             lib.get("kind") == "backend_htp" and lib.get("format") == "ELF"
-            for folder in bundle.get("folders", [])
-            for lib in folder.get("libraries", [])
+            for lib in bundle_libraries(bundle)
         )
         if bundle.get("era") == "plugin-2.x" and has_htp:
             yield make(

@@ -8,7 +8,6 @@ from .. import signatures
 from ..facts import Facts
 from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
 from ..matrixdata import Matrix
-from ..smoke import match_failure
 from . import rule
 
 PASSED = FindingKind("smoke-passed", Severity.INFO, "The QNN smoke session ran on the backend")
@@ -23,16 +22,16 @@ FELL_BACK = FindingKind(
 )
 
 
-def _explained(base: str, candidates: list[signatures.Match]) -> tuple[str, Fix]:
+def _explained(base: str, candidates: list[signatures.Signature]) -> tuple[str, Fix]:
     if not candidates:
         return base + " No known failure signature matches; the log lines are in the report.", Fix(
             "Run `qnndoctor explain --log FILE` on the full log, or attach the JSON report to a bug."
         )
     best = candidates[0]
-    text = f"{base} Most likely: {best.signature.title}. {best.signature.cause}"
+    text = f"{base} Most likely: {best.title}. {best.cause}"
     if len(candidates) > 1:
-        text += " Other candidates: " + "; ".join(c.signature.title for c in candidates[1:4]) + "."
-    return text, Fix(best.signature.fix)
+        text += " Other candidates: " + "; ".join(c.title for c in candidates[1:4]) + "."
+    return text, Fix(best.fix)
 
 
 @rule(needs=("smoke",), emits=(PASSED, FAILED, CRASHED, TIMED_OUT, WRONG, FELL_BACK))
@@ -62,8 +61,12 @@ def smoke_outcome(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         return
     if status in (None, "not_run"):
         return
-    candidates = match_failure(smoke, facts)
-    match_evidence = Evidence("smoke.signatures", [c.signature.id for c in candidates[:5]])
+    # smoke.signatures is matched by report.build with the catalogue in use.
+    try:
+        candidates = signatures.by_ids(list(smoke.get("signatures") or []))
+    except signatures.CatalogueError:
+        candidates = []
+    match_evidence = Evidence("smoke.signatures", [c.id for c in candidates[:5]])
     if status == "failed":
         text, fix = _explained(f"The session failed: {smoke.get('reason')}.", candidates)
         yield make(FAILED, text, (*evidence, match_evidence), fix)

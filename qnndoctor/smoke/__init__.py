@@ -14,7 +14,7 @@ import re
 import signal as _signal
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,6 @@ STATUSES = (
     "timed_out",
     "not_run",
 )
-BACKENDS = ("htp", "gpu", "cpu")
 
 # Windows NTSTATUS codes a crashing process exits with (as unsigned 32-bit).
 NTSTATUS = {
@@ -96,7 +95,6 @@ class SmokeResult:
     log_lines: tuple[str, ...] = ()
     child: Mapping[str, Any] | None = None
     killed_pids: tuple[int, ...] = ()
-    signatures: tuple[str, ...] = ()  # catalogue ids, best match first
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -110,7 +108,9 @@ class SmokeResult:
             "log_lines": list(self.log_lines),
             "child": dict(self.child) if self.child is not None else None,
             "killed_pids": list(self.killed_pids),
-            "signatures": list(self.signatures),
+            # Catalogue ids, best first: derived by the report builder with the
+            # catalogue in use, so a re-diagnosed ticket gets current ones.
+            "signatures": [],
         }
 
 
@@ -248,12 +248,7 @@ def run_smoke(
     # what the session imports (the probes report that case separately).
     with tempfile.TemporaryDirectory(prefix="qnndoctor-smoke-") as cwd:
         completed = runner.run(smoke_argv(target, backend), timeout=timeout, env=env, cwd=cwd)
-    result = classify(completed, backend)
-    if result.status in ("passed", "not_run"):
-        return result
-    return replace(
-        result, signatures=tuple(m.signature.id for m in match_failure(result.to_json(), facts))
-    )
+    return classify(completed, backend)
 
 
 def match_failure(smoke: Mapping[str, Any], facts: Facts) -> list[signatures.Match]:
