@@ -171,3 +171,25 @@ def test_recommend_and_explain_json_are_redacted(
     log.write_text("error code 1002")
     explained = cli("explain", "--log", str(log), "--python", str(healthy_venv), "--json")
     assert home not in explained.out and explained.json()["redacted"] is True
+
+
+def test_rediagnosis_rematches_smoke_signatures(
+    cli: Cli, healthy_venv: Path, tmp_path: Path
+) -> None:
+    """Signature ids in a saved ticket are re-derived with the catalogue in use."""
+    data = cli("check", "--python", str(healthy_venv), "--json", "--no-smoke").json()
+    data["smoke"] = {
+        **data["smoke"],
+        "status": "crashed",
+        "exit_code": -7,
+        "signal": "SIGBUS",
+        "reason": "the process ended without a result (SIGBUS)",
+        "signatures": ["an-id-from-an-older-catalogue"],
+    }
+    data["facts"]["qnn_bundled"]["values"]["any_library_damaged"] = True
+    ticket = tmp_path / "ticket.json"
+    ticket.write_text(json.dumps(data))
+    again = cli("check", "--from-report", str(ticket), "--json").json()
+    assert again["smoke"]["signatures"][0] == "truncated-qnn-library-sigbus"
+    crashed = next(f for f in again["findings"] if f["id"] == "smoke-crashed")
+    assert "truncated QNN library" in crashed["explanation"]
