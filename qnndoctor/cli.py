@@ -34,6 +34,20 @@ class _Log:
             self.stream.flush()
 
 
+EXPLAIN_FACTS_HELP = """\
+where the facts that rank the candidates come from:
+  1. the text itself (always, unless --no-facts): pip list / pip freeze / pip show
+     lines, the bug template's "ONNX Runtime version" / "Python version" lines,
+     wheel file names, ORT and QNN log headers (QNN / QAIRT versions, "Detected
+     Snapdragon SOC ..."), OS and Python from paths, SoC names through the SoC
+     table, ADSP_LIBRARY_PATH, non-ASCII paths, ~nnxruntime leftovers;
+  2. --from-report TICKET: the measured facts of a saved `qnndoctor check --json`
+     of the affected machine (they win over what the text says; conflicts are listed);
+  3. --here (or --python PATH): probe an interpreter on THIS machine; only when
+     the log was produced here.
+The output lists every fact used and where it came from."""
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="qnndoctor",
@@ -132,7 +146,10 @@ def _parser() -> argparse.ArgumentParser:
         "--max-bytes", type=int, default=16 * 1024 * 1024, help="update: refuse larger downloads"
     )
     explain = sub.add_parser(
-        "explain", help="classify an error message or log against the failure-signature catalogue"
+        "explain",
+        help="name the cause of an error message or log (failure-signature catalogue)",
+        epilog=EXPLAIN_FACTS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     explain.add_argument(
         "--log", required=True, metavar="FILE", help="log or error text ('-' for stdin)"
@@ -141,20 +158,26 @@ def _parser() -> argparse.ArgumentParser:
         "--exit-code",
         type=_exit_code,
         metavar="N",
-        help="the crashed process's exit code (decimal or 0x hex)",
+        help="the crashed process's exit code (decimal or 0x hex); sharpens, never decides alone",
     )
-    explain.add_argument(
+    facts_from = explain.add_mutually_exclusive_group()
+    facts_from.add_argument(
+        "--from-report", metavar="FILE", help="add the facts of a saved `check --json` of that machine"
+    )
+    facts_from.add_argument(
+        "--here",
+        action="store_true",
+        help="add the facts of a probe of this machine (`--python auto`): the log was produced here",
+    )
+    facts_from.add_argument(
         "--python",
         metavar="PATH|auto",
-        help="probe this interpreter for facts that rank the candidates",
+        help="like --here, probing this interpreter",
     )
-    explain.add_argument(
-        "--from-report", metavar="FILE", help="use the facts of a saved JSON report"
-    )
-    explain.add_argument(
+    facts_from.add_argument(
         "--no-facts",
         action="store_true",
-        help="do not probe: match on the text alone (another machine's log)",
+        help="match on the text alone: no facts, not even those the text states",
     )
     explain.add_argument("--json", action="store_true", help="one JSON document on stdout")
     explain.add_argument(

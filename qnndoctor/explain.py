@@ -1,8 +1,10 @@
-"""``qnndoctor explain``: classify a pasted error message or log.
+"""``qnndoctor explain``: name the cause of a pasted error message or log.
 
-Matches the text (and exit code) against the failure-signature catalogue and
-ranks the candidates with environment facts: probed live on the affected
-machine, taken from a saved report, or none at all for someone else's log.
+A pasted log usually comes from another machine, so by default the facts
+that rank the candidates are the ones the text states about itself (pip
+lines, the bug template, log headers, paths, the SoC). A saved ticket of
+that machine (``--from-report``) adds measured facts; this machine is probed
+only when asked (``--here`` / ``--python``).
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import __version__, exitcodes, signatures
-from .facts import Facts
+from . import __version__, exitcodes
+from .diagnosis import CatalogueError, DiagnosisFacts, diagnose, from_report_facts
+from .diagnosis import load as load_catalogue
+from .matrixdata import MatrixError, Soc, load_socs
 
 MAX_INPUT = 16 * 1024 * 1024
+RUNNERS_UP = 2
 
 
 def _read_input(source: str) -> str:
@@ -28,56 +33,101 @@ def _read_input(source: str) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def _facts(args: argparse.Namespace, err: TextIO) -> tuple[Facts | None, str]:
-    if args.no_facts:
-        return None, "none (--no-facts)"
+def _measured_facts(
+    args: argparse.Namespace, socs: tuple[Soc, ...], err: TextIO
+) -> tuple[DiagnosisFacts | None, str | None]:
+    """Facts of a saved ticket or of a probe here; (None, None) when neither was asked."""
     if args.from_report:
         from .cli import _load_saved
 
         _target, facts = _load_saved(args.from_report)
-        return facts, f"saved report {args.from_report}"
+        return from_report_facts(facts, f"saved report {args.from_report}", socs), None
+    if not (args.here or args.python):
+        return None, None
     from .collect import CouldNotCheck, run_probes
     from .target import TargetError, resolve
 
     try:
-        target = resolve(args.python)
-        return run_probes(target).facts, f"probed {target.python} ({target.how_chosen})"
+        target = resolve(args.python or "auto")
+        facts = run_probes(target).facts
     except (TargetError, CouldNotCheck) as exc:
-        err.write(f"qnndoctor: warning: no facts, matching on the text alone: {exc}\n")
-        return None, f"none (could not probe: {exc})"
+        return None, f"could not probe this machine ({exc}); using the text's own facts"
+    return from_report_facts(facts, f"probe of {target.python} on this machine", socs), None
 
 
 def explain(
-    text: str, exit_code: int | None, facts: Facts | None, facts_source: str
+    text: str,
+    exit_code: int | None,
+    facts: DiagnosisFacts | None,
+    *,
+    socs: tuple[Soc, ...] = (),
+    text_facts: bool = True,
 ) -> dict[str, Any]:
     """The JSON document of ``explain --json``; pure given its inputs."""
-    candidates = signatures.match(text, exit_code=exit_code, facts=facts)
+    diagnosis = diagnose(
+        text,
+        exit_code=exit_code,
+        facts=facts,
+        socs=socs if text_facts else (),
+        text_facts=text_facts,
+    )
     return {
-        "schema_version": 1,
+        "schema_version": 2,
         "tool": {"name": "qnndoctor", "version": __version__},
         "input": {"characters": len(text), "exit_code": exit_code},
-        "facts": facts_source,
-        "candidates": [c.to_json() for c in candidates],
+        **diagnosis.to_json(),
     }
 
 
-def _render_text(document: dict[str, Any], out: TextIO) -> None:
+def _write_candidate(out: TextIO, c: dict[str, Any], heading: str) -> None:
+    out.write(f"{heading}: {c['title']}\n")
+    out.write(f"  id {c['id']} · confidence {c['confidence']} (score {c['score']}; ")
+    out.write(f"catalogue: {c['catalogue_confidence']})\n")
+    out.write(f"  cause: {c['cause']}\n")
+    out.write("  evidence:\n")
+    for item in c["evidence"]:
+        sign = f"+{item['weight']}" if item["weight"] else " 0"
+        out.write(f"    {sign:>3}  {item['kind']}: {item['detail']}\n")
+    out.write("  fix:\n")
+    for line in str(c["fix"]).splitlines():
+        out.write(f"    {line}\n")
+    if c["sources"]:
+        out.write(f"  sources: {' '.join(c['sources'][:3])}\n")
+
+
+def render_text(document: dict[str, Any], out: TextIO) -> None:
     candidates = document["candidates"]
+    facts = document["facts"]["used"]
     if not candidates:
-        out.write("No known failure signature matches this text.\n")
-        out.write(f"(facts used: {document['facts']})\n")
-        return
-    out.write(
-        f"{len(candidates)} candidate cause(s), most likely first (facts used: {document['facts']}):\n\n"
-    )
-    for rank, c in enumerate(candidates, 1):
-        out.write(f"{rank}. {c['title']}  [{c['id']}, score {c['score']}, {c['confidence']}]\n")
-        out.write(f"   cause: {c['cause']}\n")
-        out.write(f"   fix:   {c['fix']}\n")
-        out.write(f"   matched: {'; '.join(c['matched'])}\n")
-        if c["sources"]:
-            out.write(f"   sources: {', '.join(c['sources'][:3])}\n")
-        out.write("\n")
+        out.write("No known failure cause matches this text.\n")
+    else:
+        _write_candidate(out, candidates[0], "Most likely cause")
+        if document["tie"]:
+            out.write(f"  tied with {candidates[1]['id']}: {candidates[1].get('tell_apart', '')}\n")
+        elif document["why_first"]:
+            out.write(f"  why first: {'; '.join(document['why_first'])}\n")
+        for rank, c in enumerate(candidates[1 : 1 + RUNNERS_UP], 2):
+            out.write(f"\n{rank}. {c['title']}  [{c['id']}, score {c['score']}]\n")
+            out.write(f"   tell apart: {c['tell_apart']}\n")
+        if len(candidates) > 1 + RUNNERS_UP:
+            out.write(
+                f"\n(+{len(candidates) - 1 - RUNNERS_UP} weaker candidates: --json lists all)\n"
+            )
+    if document["excluded"]:
+        out.write("\nRuled out by the facts:\n")
+        for item in document["excluded"][:5]:
+            out.write(f"  {item['id']}: {item['because']}\n")
+    out.write("\nFacts used" + (":\n" if facts else ": none\n"))
+    for fact in facts:
+        value = fact["value"]
+        shown = ", ".join(value) if isinstance(value, list) else value
+        out.write(f"  {fact['key']} = {shown}  ({fact['source']})\n")
+    for conflict in document["facts"]["conflicts"]:
+        out.write(f"  conflict: {conflict}\n")
+    harmless = document["harmless_lines"]
+    if harmless:
+        kinds = sorted({h["id"] for h in harmless})
+        out.write(f"Ignored {len(harmless)} harmless line(s): {', '.join(kinds)}\n")
 
 
 def run_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -87,12 +137,21 @@ def run_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"qnndoctor: cannot read {args.log}: {exc.strerror or exc}\n")
         return exitcodes.COULD_NOT_CHECK
     try:
-        signatures.load()
-    except signatures.CatalogueError as exc:
+        load_catalogue()
+        socs = load_socs()
+    except (CatalogueError, MatrixError) as exc:
         err.write(f"qnndoctor: {exc}\n")
         return exitcodes.COULD_NOT_CHECK
-    facts, source = _facts(args, err)
-    document = explain(text, args.exit_code, facts, source)
+    facts: DiagnosisFacts | None = None
+    if not args.no_facts:
+        try:
+            facts, warning = _measured_facts(args, socs, err)
+        except (OSError, ValueError) as exc:
+            err.write(f"qnndoctor: cannot use {args.from_report}: {exc}\n")
+            return exitcodes.USAGE
+        if warning:
+            err.write(f"qnndoctor: warning: {warning}\n")
+    document = explain(text, args.exit_code, facts, socs=socs, text_facts=not args.no_facts)
     if args.json:
         if not args.no_redact:
             from .redact import redact_document
@@ -100,5 +159,5 @@ def run_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             document = redact_document(document)
         out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     else:
-        _render_text(document, out)
+        render_text(document, out)
     return exitcodes.OK if document["candidates"] else exitcodes.FINDINGS

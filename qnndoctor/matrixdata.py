@@ -95,6 +95,20 @@ def _releases(
     return EMPTY_RELEASES, None, [*notes, "no release matrix found"]
 
 
+def load_socs(directory: Path | None = None) -> tuple[Soc, ...]:
+    """Only the SoC table (cheap: diagnosis of a pasted log needs no releases)."""
+    if directory is None:
+        directory = package_dir("matrix")
+        if directory is None:
+            raise MatrixError("the qnndoctor.matrix package is missing from this installation")
+    path = directory / "socs.json"
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        return tuple(_soc(e) for e in data["socs"])
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
+        raise MatrixError(f"{path}: {type(exc).__name__}: {exc}") from exc
+
+
 @functools.cache
 def load(directory: Path | None = None, releases: Path | None = None) -> Matrix:
     """The bundled matrix (or the one in ``directory``); ``releases`` is a
@@ -104,12 +118,7 @@ def load(directory: Path | None = None, releases: Path | None = None) -> Matrix:
         directory = package_dir("matrix")
         if directory is None:
             raise MatrixError("the qnndoctor.matrix package is missing from this installation")
-    path = directory / "socs.json"
-    try:
-        data = json.loads(path.read_text("utf-8"))
-        socs = tuple(_soc(e) for e in data["socs"])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise MatrixError(f"{path}: {type(exc).__name__}: {exc}") from exc
+    socs = load_socs(directory)
     release_matrix, release_source, notes = _releases(directory, releases)
     return Matrix(
         socs=socs,

@@ -65,21 +65,37 @@ def recommendation_for(facts: Facts, matrix: Matrix) -> dict[str, Any]:
     return answer
 
 
-def with_smoke_signatures(facts: Facts) -> Facts:
-    """The failure signatures of a failed smoke session, matched once, here,
-    with the catalogue in use (a saved ticket gets current ones)."""
-    from .smoke import match_failure
+def with_smoke_diagnosis(facts: Facts, matrix: Matrix) -> Facts:
+    """The diagnosis of a failed smoke session, made once, here, with the
+    catalogue in use (a saved ticket gets today's)."""
+    from .smoke import diagnose_failure
 
     smoke = facts.probe("smoke")
     if smoke is None or smoke.get("status") in (None, "passed", "not_run"):
         return facts
-    ids = [m.signature.id for m in match_failure(smoke.values, facts)]
-    return facts.with_probe(replace(smoke, values={**smoke.values, "signatures": ids}))
+    diagnosis = diagnose_failure(smoke.values, facts, matrix.socs)
+    if diagnosis is None:
+        values = {**smoke.values, "signatures": [], "diagnosis": []}
+    else:
+        summary = diagnosis.to_json()["candidates"][:3]
+        values = {
+            **smoke.values,
+            "signatures": diagnosis.ids(),
+            "diagnosis": [
+                {
+                    **{k: c[k] for k in ("id", "title", "confidence", "score", "cause", "fix")},
+                    "evidence": [e["detail"] for e in c["evidence"]],
+                    **({"tell_apart": c["tell_apart"]} if "tell_apart" in c else {}),
+                }
+                for c in summary
+            ],
+        }
+    return facts.with_probe(replace(smoke, values=values))
 
 
 def build(target: Target, facts: Facts, matrix: Matrix) -> Report:
     """Diagnose: a pure function of the facts and the matrix (plus a clock)."""
-    facts = with_smoke_signatures(facts)
+    facts = with_smoke_diagnosis(facts, matrix)
     evaluation = evaluate(facts, matrix)
     return Report(
         target=target,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
-from .. import signatures
 from ..facts import Facts
 from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
 from ..matrixdata import Matrix
@@ -22,16 +22,18 @@ FELL_BACK = FindingKind(
 )
 
 
-def _explained(base: str, candidates: list[signatures.Signature]) -> tuple[str, Fix]:
+def _explained(base: str, candidates: list[Mapping[str, Any]]) -> tuple[str, Fix]:
+    """The finding's text and fix from the smoke session's stored diagnosis
+    (made by report.build with the catalogue in use)."""
     if not candidates:
         return base + " No known failure signature matches; the log lines are in the report.", Fix(
             "Run `qnndoctor explain --log FILE` on the full log, or attach the JSON report to a bug."
         )
     best = candidates[0]
-    text = f"{base} Most likely: {best.title}. {best.cause}"
+    text = f"{base} Most likely ({best.get('confidence')} confidence): {best.get('title')}. {best.get('cause')}"
     if len(candidates) > 1:
-        text += " Other candidates: " + "; ".join(c.title for c in candidates[1:4]) + "."
-    return text, Fix(best.fix)
+        text += " Other candidates: " + "; ".join(str(c.get("title")) for c in candidates[1:3]) + "."
+    return text, Fix(str(best.get("fix")))
 
 
 @rule(needs=("smoke",), emits=(PASSED, FAILED, CRASHED, TIMED_OUT, WRONG, FELL_BACK))
@@ -61,12 +63,8 @@ def smoke_outcome(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         return
     if status in (None, "not_run"):
         return
-    # smoke.signatures is matched by report.build with the catalogue in use.
-    try:
-        candidates = signatures.by_ids(list(smoke.get("signatures") or []))
-    except signatures.CatalogueError:
-        candidates = []
-    match_evidence = Evidence("smoke.signatures", [c.id for c in candidates[:5]])
+    candidates = [c for c in smoke.get("diagnosis") or [] if isinstance(c, Mapping)]
+    match_evidence = Evidence("smoke.signatures", list(smoke.get("signatures") or [])[:5])
     if status == "failed":
         text, fix = _explained(f"The session failed: {smoke.get('reason')}.", candidates)
         yield make(FAILED, text, (*evidence, match_evidence), fix)

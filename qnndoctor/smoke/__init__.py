@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import signatures
+from ..diagnosis import CatalogueError, Diagnosis, diagnose, from_report_facts
 from ..facts import Facts
+from ..matrixdata import Soc
 from ..runner import Completed, Runner, SubprocessRunner
 from ..target import Target
 
@@ -251,24 +252,41 @@ def run_smoke(
     return classify(completed, backend)
 
 
-def match_failure(smoke: Mapping[str, Any], facts: Facts) -> list[signatures.Match]:
-    """Catalogue candidates for a failed session: its exception, logged errors
-    and exit code, ranked with the environment facts."""
+def failure_text(smoke: Mapping[str, Any]) -> tuple[str, str | None]:
+    """The text of a failed session (exception, logged errors, stderr tail) and
+    its exception type: what the diagnosis engine reads."""
     child = smoke.get("child") or {}
     exc = child.get("exception") or {}
+    if not isinstance(exc, Mapping):
+        exc = {"message": str(exc)}
     text = "\n".join(
         str(part)
         for part in (
             exc.get("message"),
             exc.get("traceback"),
-            "\n".join(smoke.get("log_lines") or []),
+            "\n".join(str(line) for line in smoke.get("log_lines") or []),
             smoke.get("stderr_tail"),
         )
         if part
     )
+    kind = exc.get("type")
+    return text, str(kind) if kind else None
+
+
+def diagnose_failure(
+    smoke: Mapping[str, Any], facts: Facts, socs: tuple[Soc, ...] = ()
+) -> Diagnosis | None:
+    """The diagnosis engine's answer for a failed session, ranked with the
+    target's own facts (the session ran there); None when the catalogue is unusable."""
+    text, exception_type = failure_text(smoke)
+    code = smoke.get("exit_code")
     try:
-        return signatures.match(
-            text, exit_code=smoke.get("exit_code"), exception_type=exc.get("type"), facts=facts
+        return diagnose(
+            text,
+            exit_code=code if isinstance(code, int) else None,
+            exception_type=exception_type,
+            facts=from_report_facts(facts, "probes of the target", socs),
+            socs=socs,
         )
-    except signatures.CatalogueError:
-        return []
+    except CatalogueError:
+        return None

@@ -1,0 +1,135 @@
+"""The diagnosis engine: which known cause explains a failure text.
+
+One interface for ``qnndoctor explain``, the smoke session's failure
+classification and re-diagnosed tickets::
+
+    diagnose(text, exit_code=..., exception_type=..., facts=..., socs=...) -> Diagnosis
+
+``facts`` are measured facts (a saved ticket's or a probe's); facts stated in
+the text itself fill the keys they leave open. A pure function of its
+inputs and the catalogue, so a saved ticket is re-diagnosed the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..matrixdata import Soc
+from . import textfacts
+from .catalogue import Catalogue, CatalogueError, Signature, load
+from .engine import CLOSE_MARGIN, Candidate, Excluded, Verdict, score
+from .facts import DiagnosisFacts, Fact, from_report_facts, merge
+
+__all__ = [
+    "Candidate",
+    "Catalogue",
+    "CatalogueError",
+    "Diagnosis",
+    "DiagnosisFacts",
+    "Excluded",
+    "Fact",
+    "Signature",
+    "diagnose",
+    "from_report_facts",
+    "load",
+]
+
+DECIDE_HINT = "run `qnndoctor check` on the affected machine to decide"
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    verdict: Verdict
+    facts: DiagnosisFacts
+
+    @property
+    def candidates(self) -> tuple[Candidate, ...]:
+        return self.verdict.candidates
+
+    @property
+    def top(self) -> Candidate | None:
+        return self.verdict.candidates[0] if self.verdict.candidates else None
+
+    def ids(self) -> list[str]:
+        return [c.signature.id for c in self.verdict.candidates]
+
+    def confidence(self, rank: int) -> str:
+        """How sure the ranking is of this candidate: high / medium / low."""
+        candidate = self.verdict.candidates[rank]
+        if rank == 0 and self.verdict.tie:
+            return "low"
+        others = [c.score for i, c in enumerate(self.verdict.candidates) if i != rank]
+        margin = candidate.score - max(others, default=0)
+        if candidate.score >= 12 and margin > CLOSE_MARGIN:
+            return "high"
+        if candidate.score >= 7 and margin > 0:
+            return "medium"
+        return "low"
+
+    def tell_apart(self, rank: int) -> str:
+        """The one fact that would separate this runner-up from the top candidate."""
+        top, other = self.verdict.candidates[0], self.verdict.candidates[rank]
+        for unknown in (*other.unknown_facts, *top.unknown_facts):
+            return f"{unknown} would decide ({DECIDE_HINT})"
+        return DECIDE_HINT
+
+    def to_json(self) -> dict[str, Any]:
+        os_name = self.facts.value("os")
+        candidates = []
+        for rank, c in enumerate(self.verdict.candidates):
+            s = c.signature
+            item: dict[str, Any] = {
+                "id": s.id,
+                "title": s.title,
+                "score": c.score,
+                "specificity": c.specificity,
+                "confidence": self.confidence(rank),
+                "catalogue_confidence": s.confidence,
+                "cause": s.cause,
+                "fix": s.fix_for(os_name),
+                "evidence": [e.to_json() for e in c.evidence],
+                "undecided_facts": list(c.unknown_facts),
+                "sources": list(s.sources),
+            }
+            if rank > 0:
+                item["tell_apart"] = self.tell_apart(rank)
+            candidates.append(item)
+        return {
+            "candidates": candidates,
+            "tie": self.verdict.tie,
+            "why_first": list(self.verdict.why_first),
+            "excluded": [
+                {"id": e.signature.id, "title": e.signature.title, "because": e.because}
+                for e in self.verdict.excluded
+            ],
+            "harmless_lines": [
+                {"line": number, "id": harmless_id} for number, harmless_id in self.verdict.harmless
+            ],
+            "facts": self.facts.to_json(),
+        }
+
+
+def diagnose(
+    text: str,
+    *,
+    exit_code: int | None = None,
+    exception_type: str | None = None,
+    facts: DiagnosisFacts | None = None,
+    socs: tuple[Soc, ...] = (),
+    catalogue: Catalogue | None = None,
+    text_facts: bool = True,
+) -> Diagnosis:
+    """Rank the catalogued causes of ``text``. Raises CatalogueError when the
+    installed catalogue is unusable and none is given. ``text_facts=False``
+    ignores what the text says about its machine (matching on the text alone)."""
+    stated = textfacts.from_text(text, socs) if text_facts else DiagnosisFacts()
+    used = merge(facts, stated) if facts is not None else stated
+    verdict = score(
+        text,
+        catalogue if catalogue is not None else load(),
+        exit_code=exit_code,
+        exception_type=exception_type,
+        facts=used,
+    )
+    return Diagnosis(verdict, used)

@@ -1,0 +1,209 @@
+"""The failure-signature catalogue (``matrix/signatures.json``) as values.
+
+A signature is data: weighted patterns over log / traceback text, exit codes
+and exception types that can only sharpen a text match, and conditions on
+normalized facts that confirm or exclude the cause. The harmless-line list
+(``matrix/harmless.json``) lives beside it: known cosmetic warnings and the
+normal chatter of a healthy session, removed before matching.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._layout import package_dir
+
+CATALOGUE_SCHEMA_VERSION = 2
+EFFECTS = ("require", "support")
+
+
+class CatalogueError(Exception):
+    """The catalogue is missing or malformed."""
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One regex and how specific it is (1 generic word … 10 a unique error string)."""
+
+    regex: re.Pattern[str]
+    weight: int
+
+    @property
+    def text(self) -> str:
+        return self.regex.pattern
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A condition on one normalized fact (see ``diagnosis.facts``)."""
+
+    fact: str
+    op: str  # equals | in | spec | contains
+    expected: Any
+    effect: str  # require | support
+
+    def describe(self) -> str:
+        if self.op == "spec":
+            return f"{self.fact} {self.expected}"
+        if self.op == "in":
+            return f"{self.fact} in {list(self.expected)}"
+        if self.op == "contains":
+            return f"{self.fact} contains {self.expected!r}"
+        return f"{self.fact} = {json.dumps(self.expected)}"
+
+    def evaluate(self, value: Any) -> bool | None:
+        """True / False for a known value, None when it cannot be judged."""
+        if value is None:
+            return None
+        if self.op == "equals":
+            return bool(value == self.expected)
+        if self.op == "in":
+            return value in self.expected
+        if self.op == "contains":
+            return isinstance(value, (list, tuple, frozenset, set)) and self.expected in value
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            return Version(str(value)) in SpecifierSet(str(self.expected), prereleases=True)
+        except (InvalidVersion, InvalidSpecifier):
+            return None
+
+
+@dataclass(frozen=True)
+class Signature:
+    id: str
+    title: str
+    patterns: tuple[Pattern, ...]
+    exit_codes: frozenset[int]
+    exception_types: frozenset[str]
+    conditions: tuple[Condition, ...]
+    cause: str
+    fix: str | Mapping[str, str]
+    confidence: str
+    sources: tuple[str, ...]
+    distinguishing: tuple[str, ...] = ()
+
+    def fix_for(self, os_name: str | None) -> str:
+        """The fix text for the platform in question (``windows`` / ``posix`` / ``any``)."""
+        if isinstance(self.fix, str):
+            return self.fix
+        key = "windows" if os_name == "windows" else "posix" if os_name else None
+        if key and key in self.fix:
+            return self.fix[key]
+        if "any" in self.fix:
+            return self.fix["any"]
+        return "\n".join(f"{k}: {v}" for k, v in self.fix.items())
+
+
+@dataclass(frozen=True)
+class HarmlessLine:
+    id: str
+    regex: re.Pattern[str]
+    why: str
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    signatures: tuple[Signature, ...]
+    harmless: tuple[HarmlessLine, ...]
+
+    def by_id(self, signature_id: str) -> Signature | None:
+        return next((s for s in self.signatures if s.id == signature_id), None)
+
+
+def normalize_exit_code(code: int) -> int:
+    """Windows NTSTATUS codes arrive signed (-1073741819) or unsigned (0xC0000005)."""
+    return code & 0xFFFFFFFF if code >= 0 or code < -255 else code
+
+
+def _condition(entry: Mapping[str, Any]) -> Condition:
+    effect = str(entry.get("effect", "require"))
+    if effect not in EFFECTS:
+        raise ValueError(f"condition on {entry.get('fact')}: unknown effect {effect!r}")
+    for op in ("equals", "in", "spec", "contains"):
+        if op in entry:
+            expected = entry[op]
+            if op == "in":
+                expected = tuple(expected)
+            if op == "spec":
+                from packaging.specifiers import SpecifierSet
+
+                SpecifierSet(str(expected))  # raises InvalidSpecifier (a ValueError) early
+            return Condition(str(entry["fact"]), op, expected, effect)
+    raise ValueError(f"condition on {entry.get('fact')}: no operator")
+
+
+def _signature(entry: Mapping[str, Any]) -> Signature:
+    patterns = tuple(
+        Pattern(re.compile(str(p["regex"]), re.IGNORECASE), int(p.get("weight", 3)))
+        for p in entry.get("patterns") or ()
+    )
+    fix = entry.get("fix", "")
+    return Signature(
+        id=str(entry["id"]),
+        title=str(entry.get("title", entry["id"])),
+        patterns=patterns,
+        exit_codes=frozenset(normalize_exit_code(int(c)) for c in entry.get("exit_codes") or ()),
+        exception_types=frozenset(str(t) for t in entry.get("exception_types") or ()),
+        conditions=tuple(_condition(c) for c in entry.get("facts") or ()),
+        cause=str(entry.get("cause", "")),
+        fix=dict(fix) if isinstance(fix, Mapping) else str(fix),
+        confidence=str(entry.get("confidence", "field-report")),
+        sources=tuple(str(s) for s in entry.get("sources") or ()),
+        distinguishing=tuple(str(s) for s in entry.get("distinguishing_facts") or ()),
+    )
+
+
+def _harmless(entry: Mapping[str, Any]) -> HarmlessLine:
+    return HarmlessLine(
+        id=str(entry["id"]),
+        regex=re.compile(str(entry["regex"]), re.IGNORECASE),
+        why=str(entry.get("why", "")),
+        sources=tuple(str(s) for s in entry.get("sources") or ()),
+    )
+
+
+def _read(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text("utf-8"))
+    except RecursionError as exc:
+        raise ValueError("nested too deeply") from exc
+
+
+def load_from(folder: Path) -> Catalogue:
+    """The catalogue in ``folder`` (signatures.json + harmless.json)."""
+    path = folder / "signatures.json"
+    try:
+        data = _read(path)
+        if data.get("schema_version") != CATALOGUE_SCHEMA_VERSION:
+            raise ValueError(
+                f"schema_version {data.get('schema_version')!r}, expected {CATALOGUE_SCHEMA_VERSION}"
+            )
+        signatures = tuple(_signature(e) for e in data["signatures"])
+        path = folder / "harmless.json"
+        harmless = tuple(_harmless(e) for e in _read(path)["harmless"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, re.error) as exc:
+        raise CatalogueError(f"{path}: {type(exc).__name__}: {exc}") from exc
+    seen: set[str] = set()
+    for signature in signatures:
+        if signature.id in seen:
+            raise CatalogueError(f"{folder / 'signatures.json'}: duplicate id {signature.id}")
+        seen.add(signature.id)
+    return Catalogue(signatures, harmless)
+
+
+@functools.cache
+def load() -> Catalogue:
+    """The installed catalogue (cached: it is read-only data)."""
+    folder = package_dir("matrix")
+    if folder is None:
+        raise CatalogueError("the qnndoctor.matrix package is missing from this installation")
+    return load_from(folder)

@@ -1,0 +1,206 @@
+"""Scoring: which catalogued cause explains this text, given these facts.
+
+Evidence is weighted, not counted: each pattern carries its specificity, so
+one exact error string outweighs several generic words. Text must raise a
+candidate; an exit code or exception type only sharpens one the text raised.
+Facts confirm a candidate (+) or, for a ``require`` condition, exclude it,
+naming the fact. Ties are broken by specificity and confirmed facts, never
+by catalogue order; a tie that remains is reported as a tie with the fact
+that would tell the two apart.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .catalogue import Catalogue, Condition, HarmlessLine, Signature, normalize_exit_code
+from .facts import DiagnosisFacts
+
+MIN_SPECIFICITY = 3  # generic words alone (weight 1-2) never raise a candidate
+CORROBORATION = 1  # what each further matched pattern of a candidate adds
+EXIT_CODE_WEIGHT = 3
+EXCEPTION_WEIGHT = 2
+FACT_WEIGHT = 3
+CLOSE_MARGIN = 4  # a runner-up this close gets "why the first one won"
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+MAX_LINE = 4000
+
+
+@dataclass(frozen=True)
+class Evidence:
+    kind: str  # pattern | exit_code | exception | fact
+    detail: str
+    weight: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "detail": self.detail, "weight": self.weight}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    signature: Signature
+    score: int
+    specificity: int  # the weight of its most specific matched pattern
+    evidence: tuple[Evidence, ...]
+    unknown_facts: tuple[str, ...]  # conditions nobody could judge: what would decide
+
+    @property
+    def confirmed_facts(self) -> int:
+        return sum(1 for e in self.evidence if e.kind == "fact" and e.weight > 0)
+
+    def rank_key(self) -> tuple[int, int, int]:
+        return (self.score, self.specificity, self.confirmed_facts)
+
+
+@dataclass(frozen=True)
+class Excluded:
+    signature: Signature
+    text_score: int
+    because: str  # the contradicting fact, named
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Ranked candidates plus what was excluded and what was ignored as harmless."""
+
+    candidates: tuple[Candidate, ...]
+    excluded: tuple[Excluded, ...]
+    harmless: tuple[tuple[int, str], ...]  # (line number, harmless id)
+    tie: bool
+    why_first: tuple[str, ...]
+
+
+def clean_lines(text: str) -> list[str]:
+    return [_ANSI.sub("", line)[:MAX_LINE] for line in text.splitlines()]
+
+
+def split_harmless(
+    lines: list[str], harmless: Iterable[HarmlessLine]
+) -> tuple[str, tuple[tuple[int, str], ...]]:
+    """The text without known-harmless lines, and which lines were dropped."""
+    kept: list[str] = []
+    dropped: list[tuple[int, str]] = []
+    rules = tuple(harmless)
+    for number, line in enumerate(lines, 1):
+        hit = next((h.id for h in rules if h.regex.search(line)), None)
+        if hit is None:
+            kept.append(line)
+        else:
+            dropped.append((number, hit))
+    return "\n".join(kept), tuple(dropped)
+
+
+def _judge(condition: Condition, facts: DiagnosisFacts) -> tuple[bool | None, str]:
+    fact = facts.facts.get(condition.fact)
+    if fact is None:
+        return None, condition.describe()
+    verdict = condition.evaluate(fact.value)
+    shown = sorted(fact.value) if isinstance(fact.value, frozenset) else fact.value
+    return verdict, f"{condition.fact} is {shown!r} ({fact.source})"
+
+
+def _score(
+    signature: Signature,
+    text: str,
+    exit_code: int | None,
+    exception_type: str | None,
+    facts: DiagnosisFacts,
+) -> Candidate | Excluded | None:
+    hits = sorted((p for p in signature.patterns if p.regex.search(text)), key=lambda p: -p.weight)
+    by_text = bool(hits) and hits[0].weight >= MIN_SPECIFICITY
+    by_code = exit_code is not None and exit_code in signature.exit_codes
+    if not (by_text or by_code):
+        return None
+    # The most specific pattern counts in full; each further one only corroborates
+    # (+1), so several patterns over the same line cannot outvote one exact string.
+    evidence = [Evidence("pattern", hits[0].text, hits[0].weight)] if by_text else []
+    evidence += [Evidence("pattern", p.text, CORROBORATION) for p in hits[1 if by_text else 0 :]]
+    text_score = sum(e.weight for e in evidence)
+    if by_code:
+        shown = f"{exit_code:#x}" if exit_code is not None and exit_code > 255 else str(exit_code)
+        evidence.append(Evidence("exit_code", f"exit code {shown}", EXIT_CODE_WEIGHT))
+    if exception_type and exception_type in signature.exception_types:
+        evidence.append(Evidence("exception", exception_type, EXCEPTION_WEIGHT))
+    unknown: list[str] = []
+    for condition in signature.conditions:
+        verdict, detail = _judge(condition, facts)
+        if verdict is None:
+            unknown.append(detail)
+        elif verdict:
+            evidence.append(Evidence("fact", f"{detail} fits {condition.describe()}", FACT_WEIGHT))
+        elif condition.effect == "require":
+            return Excluded(signature, text_score, f"{detail} contradicts {condition.describe()}")
+        else:
+            evidence.append(Evidence("fact", f"{detail} does not fit {condition.describe()}", 0))
+    if not by_text and not any(
+        e.kind == "fact" and e.weight > 0 and c.effect == "require"
+        for e, c in zip(evidence[-len(signature.conditions) :], signature.conditions, strict=False)
+    ):
+        return None  # an exit code alone says too little; with a measured fact it may speak
+    return Candidate(
+        signature,
+        score=sum(e.weight for e in evidence),
+        specificity=hits[0].weight if by_text else 0,
+        evidence=tuple(evidence),
+        unknown_facts=tuple(unknown),
+    )
+
+
+def _why_first(first: Candidate, second: Candidate) -> tuple[str, ...]:
+    """What the winner had that the runner-up did not (only asked when close)."""
+    reasons: list[str] = []
+    theirs = {e.detail for e in second.evidence}
+    extra = [e for e in first.evidence if e.detail not in theirs and e.weight > 0]
+    for item in extra[:3]:
+        label = {"pattern": "matched", "fact": "fact", "exit_code": "", "exception": "exception"}[
+            item.kind
+        ]
+        reasons.append(f"{label} {item.detail} (+{item.weight})".strip())
+    if first.score == second.score:
+        if first.specificity != second.specificity:
+            reasons.append(
+                f"same score; its most specific pattern weighs {first.specificity} against {second.specificity}"
+            )
+        elif first.confirmed_facts != second.confirmed_facts:
+            reasons.append(
+                f"same score; {first.confirmed_facts} confirmed facts against {second.confirmed_facts}"
+            )
+    if not reasons:
+        reasons.append(f"score {first.score} against {second.score}")
+    return tuple(reasons)
+
+
+def score(
+    text: str,
+    catalogue: Catalogue,
+    *,
+    exit_code: int | None = None,
+    exception_type: str | None = None,
+    facts: DiagnosisFacts | None = None,
+) -> Verdict:
+    facts = facts or DiagnosisFacts()
+    active, harmless = split_harmless(clean_lines(text), catalogue.harmless)
+    code = None if exit_code is None else normalize_exit_code(exit_code)
+    candidates: list[Candidate] = []
+    excluded: list[Excluded] = []
+    for signature in catalogue.signatures:
+        result = _score(signature, active, code, exception_type, facts)
+        if isinstance(result, Candidate):
+            candidates.append(result)
+        elif isinstance(result, Excluded):
+            excluded.append(result)
+    # id only makes the order of true ties reproducible; a true tie is flagged.
+    candidates.sort(key=lambda c: (*(-k for k in c.rank_key()), c.signature.id))
+    tie = len(candidates) > 1 and candidates[0].rank_key() == candidates[1].rank_key()
+    why: tuple[str, ...] = ()
+    if (
+        len(candidates) > 1
+        and candidates[0].score - candidates[1].score <= CLOSE_MARGIN
+        and not tie
+    ):
+        why = _why_first(candidates[0], candidates[1])
+    excluded.sort(key=lambda e: (-e.text_score, e.signature.id))
+    return Verdict(tuple(candidates), tuple(excluded), harmless, tie, why)

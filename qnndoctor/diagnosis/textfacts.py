@@ -1,0 +1,322 @@
+"""Facts read from a pasted log itself: versions, OS, Python, SoC, paths.
+
+People paste `pip list` output, the bug template's environment lines, ORT /
+QNN log headers, tracebacks with paths and wheel file names. Each of those
+says something about the machine the log came from, which is the machine
+the diagnosis is about. Every fact found names the line it came from; the
+first line that sets a key wins (the environment block usually comes first).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..matrixdata import Soc
+from .facts import DiagnosisFacts, Fact, from_items, soc_name
+
+_VERSION = r"(\d+\.\d+(?:\.\d+)?(?:\.?(?:dev|rc|post|a|b)\d*)?)"
+_ORT_FLAVOURS = (
+    "onnxruntime-qnn",
+    "onnxruntime-directml",
+    "onnxruntime-gpu",
+    "onnxruntime-openvino",
+    "onnxruntime-genai",
+    "onnxruntime-genai-qnn",
+    "onnxruntime-genai-directml",
+    "onnxruntime-winml",
+    "onnxruntime-training",
+    "ort-nightly-qnn",
+    "onnxruntime",
+)
+_FLAVOUR_KEYS = {"onnxruntime-qnn": "onnxruntime_qnn.version", "onnxruntime": "onnxruntime.version"}
+_MODULE_FLAVOURS = frozenset(f for f in _ORT_FLAVOURS if not f.startswith("onnxruntime-genai"))
+
+# name  version   (pip list), name==version (freeze), name-version-...whl (wheel file)
+_PIP_LINE = re.compile(
+    r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_.\-]*)\s*(?:==|\s+)\s*(?P<version>\d+\.\d+(?:\.\d+)*(?:\.?(?:dev|rc|post|a|b)\d*)?)\s*(?:\s.*)?$"
+)
+_WHEEL = re.compile(
+    r"(?P<name>onnxruntime(?:[_-][a-z]+)*|numpy)-(?P<version>\d+\.\d+(?:\.\d+)*(?:\.?dev\d+)?)-(?P<py>cp\d+)-[a-z0-9_]+-(?P<plat>win_arm64|win_amd64|win32|manylinux\w*_(?:x86_64|aarch64)|linux_(?:x86_64|aarch64)|macosx\w*)\.whl",
+    re.IGNORECASE,
+)
+_PIP_SHOW = re.compile(r"^\s*Name:\s*(?P<name>\S+)\s*$", re.IGNORECASE)
+_SHOW_VERSION = re.compile(r"^\s*Version:\s*" + _VERSION, re.IGNORECASE)
+_ORT_TEMPLATE = re.compile(
+    r"^\W*(?:ONNX ?Runtime|ORT|onnxruntime) version\s*[:=]\s*v?" + _VERSION, re.IGNORECASE
+)
+_QNN_VERSION = re.compile(
+    r"\b(?:QNN(?:\s*SDK)?|QAIRT(?:\s*SDK)?|Qualcomm AI (?:Engine Direct|Runtime)(?:\s*SDK)?)"
+    r"(?:\s*(?:version|ver\.?|v))?\s*[:=]?\s*v?(2\.\d+(?:\.\d+)?)",
+    re.IGNORECASE,
+)
+_QNN_BUILD = re.compile(
+    r"\b(?:Build Id|build id|qnn_build|QNN build)\s*[:=]?\s*v?(2\.\d+\.\d+)\.\d+", re.I
+)
+_QAIRT_PATH = re.compile(r"(?:qairt|qnn)[\\/_-]v?(2\.\d+\.\d+)(?:\.\d+)?", re.IGNORECASE)
+_PYTHON_TEMPLATE = re.compile(
+    r"^\W*Python(?: version)?\s*[:=]?\s*v?(3\.\d+(?:\.\d+)?)\b", re.IGNORECASE
+)
+_PYTHON_BANNER = re.compile(r"\bPython (3\.\d+\.\d+)\b")
+_MSC_ARCH = re.compile(
+    r"\[MSC v\.\d+ (?:64|32) bit \((?P<arch>ARM64|AMD64|Intel)\)\]", re.IGNORECASE
+)
+_PY_PATH = re.compile(
+    r"[\\/](?:Python|python)3?\.?(?P<minor>1\d|[89])(?P<arm>-arm64)?(?:-32)?[\\/]", re.IGNORECASE
+)
+_SITE_PATH_LINUX = re.compile(
+    r"/(?:usr|home|opt|root|data|mnt)/\S*python3\.(\d+)/(?:site|dist)-packages"
+)
+_CP_TAG = re.compile(r"\bcp3(1\d|[89])\b")
+_ANDROID = re.compile(
+    r"\b(?:Android|Termux|/data/app/|/data/local/tmp|\.apk\b|jniLibs|adb shell)", re.I
+)
+_WSL = re.compile(r"\bWSL2?\b|microsoft-standard-WSL", re.IGNORECASE)
+_WINDOWS = re.compile(
+    r"\bWindows (?:1[01]|on (?:ARM|Snapdragon))\b|\bwin_(?:arm64|amd64)\b|\b[A-Z]:\\(?:Users|Program|Python|src|work|dev|code|projects?)|\.dll\b|\bWinError\b|\bOS Platform.*Windows",
+    re.IGNORECASE,
+)
+_LINUX = re.compile(
+    r"\b(?:Ubuntu|Debian|Fedora|CentOS|Linux|manylinux)\b|/usr/lib/|\.so(?:\.\d+)*\b|/home/\w|\bsite-packages/",
+    re.IGNORECASE,
+)
+_MAC = re.compile(r"\bmacOS\b|\bDarwin\b|/Users/\w+/|\.dylib\b")
+_ARM_MACHINE = re.compile(
+    r"\bSnapdragon\b|\bWindows on (?:ARM|Snapdragon)\b|\bARM64 (?:laptop|device|machine|PC)\b|\bCopilot\+ PC\b|\bSurface Pro (?:X|11)\b|\baarch64\b|\bQualcomm\(R\) Oryon",
+    re.IGNORECASE,
+)
+_X64_MACHINE = re.compile(r"\b(?:Intel\(R\)|Core\(TM\)|AMD Ryzen|Xeon)\b")
+_NPY = re.compile(r"^\W*numpy(?: version)?\s*[:=]?\s*" + _VERSION, re.IGNORECASE)
+_HTP_ARCH = re.compile(
+    r"\b(?:htp_arch|arch|architecture|hexagon|HTP|dsp_arch)\s*[=: ]\s*v?(6[6-9]|7[3-9]|8[1-9])\b",
+    re.I,
+)
+_ADSP = re.compile(r"\bADSP_LIBRARY_PATH\s*[=:]\s*[\"']?(?P<value>[^\"'\r\n]+)")
+_NON_ASCII_PATH = re.compile(
+    r"(?:[A-Za-z]:\\|/)(?:[^\s\"'<>|]*[\\/])?[^\s\"'<>|\\/]*[^\x00-\x7f][^\s\"'<>|]*"
+)
+_LEFTOVER = re.compile(r"(?:^|[\\/\s'\"])~[a-z]?nnxruntime", re.IGNORECASE)
+_BACKEND = re.compile(
+    r"\b(?:backend_type['\"]?\s*[:=]\s*['\"]?(htp|gpu|cpu)|(Qnn(?:Htp|Gpu|Cpu))\.(?:dll|so))", re.I
+)
+_EPCONTEXT = re.compile(
+    r"_ctx\.onnx\b|ep\.context_enable\W+1|EPContext (?:node|model)|from EpContext|\bep_cache_context\b|context binary",
+    re.IGNORECASE,
+)
+_SIMULATOR = re.compile(r"\bRouterX86\b|\bx86_64 simulator|HTP simulator", re.IGNORECASE)
+
+
+def _snippet(line: str) -> str:
+    line = line.strip()
+    return line if len(line) <= 80 else line[:77] + "..."
+
+
+Finder = Callable[[str], Iterator[tuple[str, Any]]]
+
+
+_MENTION = re.compile(
+    r"\b(onnxruntime[-_]qnn|onnxruntime)(?:==|\s+version\s+|\s*[:=]\s*|\s+v?(?=\d))v?(\d+\.\d+(?:\.\d+)?)\b",
+    re.IGNORECASE,
+)
+
+
+def _pip_lines(line: str) -> Iterator[tuple[str, Any]]:
+    match = _PIP_LINE.match(line)
+    if not match:
+        for mention in _MENTION.finditer(line):
+            name = mention[1].lower().replace("_", "-")
+            yield _FLAVOUR_KEYS[name], mention[2]  # a mention is not proof it is installed
+    if match:
+        name = match["name"].lower().replace("_", "-")
+        version = match["version"]
+        if name in _FLAVOUR_KEYS:
+            yield _FLAVOUR_KEYS[name], version
+        if name in _ORT_FLAVOURS:
+            yield "flavour", name
+        if name == "numpy":
+            yield "numpy.version", version
+    for wheel in _WHEEL.finditer(line):
+        name = wheel["name"].lower().replace("_", "-")
+        if name in _FLAVOUR_KEYS:
+            yield _FLAVOUR_KEYS[name], wheel["version"]
+        if name == "numpy":
+            yield "numpy.version", wheel["version"]
+        yield "python.minor", wheel["py"]
+        plat = wheel["plat"].lower()
+        if plat.startswith("win"):
+            yield "os", "windows"
+            yield "python.arch", "arm64" if plat == "win_arm64" else "x86_64"
+        elif "linux" in plat:
+            yield "os", "linux"
+            yield "python.arch", "arm64" if plat.endswith("aarch64") else "x86_64"
+
+
+def _templates(line: str) -> Iterator[tuple[str, Any]]:
+    if match := _ORT_TEMPLATE.match(line):
+        yield "onnxruntime.template", match[1]
+    if match := _PYTHON_TEMPLATE.match(line):
+        yield "python.version", match[1]
+    if match := _NPY.match(line):
+        yield "numpy.version", match[1]
+    if match := _PYTHON_BANNER.search(line):
+        yield "python.version", match[1]
+    if match := _MSC_ARCH.search(line):
+        yield "os", "windows"
+        yield "python.arch", {"arm64": "arm64", "amd64": "x86_64"}.get(match["arch"].lower(), "x86")
+    for regex in (_QNN_BUILD, _QNN_VERSION, _QAIRT_PATH):
+        if match := regex.search(line):
+            yield "qnn.version", match[1]
+            break
+    if match := _HTP_ARCH.search(line):
+        yield "htp_arch", f"v{match[1]}"
+
+
+def _platform(line: str) -> Iterator[tuple[str, Any]]:
+    if _ANDROID.search(line):
+        yield "os", "android"
+    if _WSL.search(line):
+        yield "wsl", True
+        yield "os", "linux"
+    if _WINDOWS.search(line):
+        yield "os", "windows"
+    if _MAC.search(line):
+        yield "os", "macos"
+    if _LINUX.search(line):
+        yield "os", "linux"
+    if match := _PY_PATH.search(line):
+        yield "python.minor", f"cp3{match['minor']}"
+        if match["arm"]:
+            yield "python.arch", "arm64"
+    if match := _SITE_PATH_LINUX.search(line):
+        yield "python.minor", f"cp3{match[1]}"
+    if match := _CP_TAG.search(line):
+        yield "python.minor", f"cp3{match[1]}"
+    if _SIMULATOR.search(line):
+        yield "machine.arch", "x86_64"  # the HTP runs in a simulator on an x86-64 host
+    elif _ARM_MACHINE.search(line) and "Detected Snapdragon SOC" not in line:
+        yield "machine.arch", "arm64"
+    elif _X64_MACHINE.search(line):
+        yield "machine.arch", "x86_64"
+
+
+def _environment(line: str) -> Iterator[tuple[str, Any]]:
+    if match := _ADSP.search(line):
+        yield "adsp_library_path", match["value"].strip()
+    if _NON_ASCII_PATH.search(line):
+        yield "non_ascii_path", True
+    if _LEFTOVER.search(line):
+        yield "leftover_dirs", True
+    if match := _BACKEND.search(line):
+        kind = (match[1] or match[2][3:]).lower()
+        yield "backend", kind
+    if _EPCONTEXT.search(line):
+        yield "epcontext", True
+
+
+FINDERS: tuple[Finder, ...] = (_pip_lines, _templates, _platform, _environment)
+
+
+def _pip_show_blocks(lines: list[str]) -> Iterator[tuple[int, str, str]]:
+    """(line number, name, version) of ``pip show`` blocks (Name: on one line, Version: on the next)."""
+    for number, line in enumerate(lines):
+        match = _PIP_SHOW.match(line)
+        if match and number + 1 < len(lines):
+            version = _SHOW_VERSION.match(lines[number + 1])
+            if version:
+                yield number + 1, match["name"].lower().replace("_", "-"), version[1]
+
+
+def _socs_in(text: str, socs: tuple[Soc, ...]) -> tuple[Soc, str] | None:
+    """The SoC a log names (part number first, then the longest marketing name)."""
+    squashed = re.sub(r"[^a-z0-9]", "", text.lower())
+    best: tuple[int, Soc, str] | None = None
+    for soc in socs:
+        for name in (soc.part, *soc.aliases):
+            token = re.sub(r"[^a-z0-9]", "", name.lower())
+            if (
+                len(token) >= 5
+                and token in squashed
+                and (best is None or best[0] < 1000 + len(token))
+            ):
+                best = (1000 + len(token), soc, name)
+        for name in soc.marketing_names:
+            words = re.escape(name).replace(r"\ ", r"[\s\-]*")
+            if re.search(rf"(?<![\w]){words}(?![\w+])", text, re.IGNORECASE) and (
+                best is None or best[0] < len(name)
+            ):
+                best = (len(name), soc, name)
+    return None if best is None else (best[1], best[2])
+
+
+def from_text(text: str, socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
+    """Every fact the text states about its own machine, each with its line."""
+    lines = text.splitlines()
+    found: dict[str, Fact] = {}
+    flavours: dict[str, str] = {}
+    template_ort: Fact | None = None
+
+    def note(key: str, value: Any, number: int, line: str) -> None:
+        if key not in found:
+            found[key] = Fact(key, value, f"log line {number}: {_snippet(line)!r}")
+
+    for number, name, version in _pip_show_blocks(lines):
+        if name in _FLAVOUR_KEYS:
+            note(_FLAVOUR_KEYS[name], version, number, lines[number - 1] + " " + lines[number])
+        if name in _ORT_FLAVOURS:
+            flavours.setdefault(name, f"log line {number}")
+    for number, line in enumerate(lines, 1):
+        if len(line) > 2000:
+            line = line[:2000]
+        for finder in FINDERS:
+            for key, value in finder(line):
+                if key == "flavour":
+                    flavours.setdefault(value, f"log line {number}")
+                elif key == "python.minor":
+                    note("python.minor", value, number, line)
+                elif key == "onnxruntime.template":
+                    if template_ort is None:
+                        template_ort = Fact(
+                            "onnxruntime.version", value, f"log line {number}: {_snippet(line)!r}"
+                        )
+                else:
+                    note(key, value, number, line)
+    items = [fact for key, fact in found.items() if key != "python.minor"]
+    minor = found.get("python.minor")
+    if minor is not None and "python.version" not in found:
+        items.append(Fact("python.version", f"3.{str(minor.value)[3:]}", minor.source))
+    if template_ort is not None:
+        items.extend(_template_versions(template_ort, found, text))
+    if flavours:
+        names = frozenset(f for f in flavours if f in _MODULE_FLAVOURS)
+        if names:
+            items.append(
+                Fact("flavours", names, "pip lines: " + ", ".join(sorted(flavours.values())))
+            )
+    if socs and (hit := _socs_in(text, socs)):
+        soc, named = hit
+        source = f"the log names {named!r} (SoC table)"
+        items.append(Fact("soc", soc_name(soc), source))
+        if soc.htp_arch:
+            items.append(Fact("htp_arch", f"v{soc.htp_arch}", source))
+        items.append(Fact("machine.arch", "arm64", source))
+    return from_items(items)
+
+
+def _template_versions(template: Fact, found: dict[str, Fact], text: str) -> list[Fact]:
+    """The bug template's "ONNX Runtime version": in the 1.x era (before the 2.x
+    plugin) onnxruntime-qnn carried onnxruntime's version number."""
+    items = []
+    if "onnxruntime.version" not in found:
+        items.append(template)
+    mentions_qnn = re.search(r"\bQNN|onnxruntime[-_]qnn", text, re.IGNORECASE) is not None
+    major_minor = tuple(int(p) for p in str(template.value).split(".")[:2])
+    if mentions_qnn and "onnxruntime_qnn.version" not in found and major_minor < (1, 25):
+        items.append(
+            Fact(
+                "onnxruntime_qnn.version",
+                template.value,
+                template.source + " (1.x onnxruntime-qnn releases share onnxruntime's version)",
+            )
+        )
+    return items

@@ -1,0 +1,360 @@
+"""The diagnosis engine: the catalogue against its real symptom texts, weighted
+scoring, tie-breaking, fact exclusion, exit codes that only sharpen, facts read
+from the text itself, harmless lines."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from qnndoctor.diagnosis import Fact, catalogue, diagnose, textfacts
+from qnndoctor.diagnosis.facts import from_items
+from qnndoctor.matrixdata import load_socs
+
+CATALOGUE: dict[str, Any] = json.loads(
+    resources.files("qnndoctor.matrix").joinpath("signatures.json").read_text("utf-8")
+)
+ENTRIES = CATALOGUE["signatures"]
+SOCS = load_socs()
+
+
+def _schema(name: str) -> Any:
+    return json.loads(resources.files("qnndoctor.matrix").joinpath(name).read_text("utf-8"))
+
+
+def test_catalogue_matches_its_schema_and_loads() -> None:
+    jsonschema.validate(CATALOGUE, _schema("signatures.schema.json"))
+    assert len(catalogue.load().signatures) == len(ENTRIES)
+    assert len({e["id"] for e in ENTRIES}) == len(ENTRIES)
+
+
+def test_catalogue_cites_only_public_sources() -> None:
+    for entry in ENTRIES:
+        for source in entry["sources"]:
+            assert source.startswith("https://"), (entry["id"], source)
+            assert "shared/" not in source and "tests/" not in source, (entry["id"], source)
+
+
+def _facts_that_fit(entry: dict[str, Any]) -> list[Fact]:
+    """Facts satisfying every condition of an entry (what its own machine would show)."""
+    facts = []
+    for cond in entry.get("facts") or []:
+        if "equals" in cond:
+            value: Any = cond["equals"]
+        elif "in" in cond:
+            value = cond["in"][0]
+        elif "contains" in cond:
+            value = frozenset({cond["contains"]})
+        else:
+            spec = cond["spec"]
+            value = next(
+                v
+                for v in (
+                    "1.19.0",
+                    "1.23.2",
+                    "2.0.0",
+                    "2.3.0",
+                    "2.5.0",
+                    "2.7.0",
+                    "1.26.2",
+                    "2.1.0",
+                    "1.24.4",
+                )
+                if __import__("packaging.specifiers").specifiers.SpecifierSet(spec).contains(v)
+            )
+        facts.append(Fact(cond["fact"], value, "test"))
+    return facts
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e["id"] for e in ENTRIES])
+def test_every_entry_is_named_for_its_real_symptoms(entry: dict[str, Any]) -> None:
+    """Each symptom example (copied from a public report) raises its entry, and
+    with its own machine's facts the entry is first or tied first."""
+    codes = entry.get("exit_codes") or [None]
+    facts = from_items(_facts_that_fit(entry))
+    for example in entry["symptom_examples"]:
+        result = diagnose(example, exit_code=codes[0], facts=facts, socs=SOCS)
+        ids = result.ids()
+        assert entry["id"] in ids, example
+        top = result.candidates[0]
+        mine = result.candidates[ids.index(entry["id"])]
+        assert mine.rank_key() == top.rank_key() or ids[0] == entry["id"], (example, ids[:3])
+
+
+def _write_catalogue(folder: Path, signatures: list[dict[str, Any]]) -> catalogue.Catalogue:
+    base = {
+        "symptom_examples": ["x"],
+        "distinguishing_facts": [],
+        "cause": "c",
+        "fix": "f",
+        "confidence": "documented",
+        "sources": ["https://example.org/a"],
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "signatures.json").write_text(
+        json.dumps({"schema_version": 2, "signatures": [{**base, **s} for s in signatures]})
+    )
+    (folder / "harmless.json").write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "harmless": [
+                    {
+                        "id": "cosmetic",
+                        "regex": "Initializing HtpProvider",
+                        "why": "w",
+                        "sources": ["https://example.org/b"],
+                    }
+                ],
+            }
+        )
+    )
+    return catalogue.load_from(folder)
+
+
+def test_specific_evidence_beats_many_generic_words_whatever_the_file_order(tmp_path: Path) -> None:
+    generic = {
+        "id": "generic",
+        "title": "g",
+        "patterns": [
+            {"regex": "failed", "weight": 3},
+            {"regex": "error", "weight": 3},
+            {"regex": "QNN", "weight": 3},
+            {"regex": "load", "weight": 3},
+            {"regex": "skel", "weight": 3},
+        ],
+    }
+    specific = {
+        "id": "specific",
+        "title": "s",
+        "patterns": [{"regex": "Failed to load skel, error: 4000", "weight": 9}],
+    }
+    text = "QNN error: Failed to load skel, error: 4000"
+    for order, folder in (([generic, specific], "a"), ([specific, generic], "b")):
+        result = diagnose(
+            text, catalogue=_write_catalogue(tmp_path / folder, order), text_facts=False
+        )
+        assert result.ids() == ["specific", "generic"]
+        assert [c.score for c in result.candidates] == [9, 7]  # 3 + four corroborations
+        assert result.top is not None and result.top.specificity == 9
+
+
+def test_equal_scores_are_broken_by_specificity_then_facts_never_by_order(tmp_path: Path) -> None:
+    text = "Unable to load backend, error: load library failed"
+    facts = from_items([Fact("os", "windows", "ticket")])
+    broad = {
+        "id": "a-broad",
+        "title": "a",
+        "patterns": [{"regex": "load library failed", "weight": 3}],
+        "facts": [{"fact": "os", "equals": "windows", "effect": "support"}],
+    }
+    narrow = {
+        "id": "z-narrow",
+        "title": "b",
+        "patterns": [{"regex": "Unable to load backend, error: load library failed", "weight": 6}],
+    }
+    for order in ([broad, narrow], [narrow, broad]):
+        cat = _write_catalogue(tmp_path / f"s{order[0]['id']}", order)
+        result = diagnose(text, catalogue=cat, facts=facts)
+        assert [c.score for c in result.candidates] == [6, 6]
+        assert result.ids()[0] == "z-narrow"  # more specific, though it sorts last by name
+        assert not result.verdict.tie
+        assert any("most specific pattern" in r for r in result.verdict.why_first)
+    confirmed = {
+        "id": "a-confirmed",
+        "title": "c",
+        "patterns": [{"regex": "Unable to load backend", "weight": 6}],
+        "facts": [{"fact": "os", "equals": "windows", "effect": "support"}],
+    }
+    counted = {
+        "id": "b-counted",
+        "title": "d",
+        "patterns": [
+            {"regex": "Unable to load backend", "weight": 6},
+            {"regex": "error:", "weight": 3},
+            {"regex": "library", "weight": 3},
+            {"regex": "failed", "weight": 3},
+        ],
+    }
+    for order in ([confirmed, counted], [counted, confirmed]):
+        cat = _write_catalogue(tmp_path / f"f{order[0]['id']}", order)
+        result = diagnose(text, catalogue=cat, facts=facts)
+        assert [c.rank_key()[:2] for c in result.candidates] == [(9, 6), (9, 6)]
+        assert result.ids()[0] == "a-confirmed"
+        assert any("confirmed facts" in r for r in result.verdict.why_first)
+
+
+def test_a_true_tie_is_reported_with_the_fact_that_decides(tmp_path: Path) -> None:
+    one = {
+        "id": "one",
+        "title": "1",
+        "patterns": [{"regex": "exit code 127", "weight": 5}],
+        "facts": [{"fact": "emulated", "equals": True, "effect": "require"}],
+    }
+    two = {
+        "id": "two",
+        "title": "2",
+        "patterns": [{"regex": "exit code 127", "weight": 5}],
+        "facts": [{"fact": "emulated", "equals": False, "effect": "require"}],
+    }
+    cat = _write_catalogue(tmp_path, [one, two])
+    result = diagnose("the process exited with exit code 127", catalogue=cat, text_facts=False)
+    assert result.verdict.tie
+    assert result.confidence(0) == "low"
+    assert "emulated" in result.tell_apart(1)
+    emulated = diagnose(
+        "exit code 127", catalogue=cat, facts=from_items([Fact("emulated", True, "ticket")])
+    )
+    assert emulated.ids() == ["one"]
+    [excluded] = emulated.verdict.excluded
+    assert excluded.signature.id == "two" and "emulated is True (ticket)" in excluded.because
+
+
+def test_exit_code_alone_raises_nothing_and_only_sharpens(tmp_path: Path) -> None:
+    crash = {
+        "id": "crash",
+        "title": "c",
+        "patterns": [{"regex": "access violation", "weight": 5}],
+        "exit_codes": [0xC0000005],
+    }
+    other = {"id": "other", "title": "o", "patterns": [{"regex": "access violation", "weight": 5}]}
+    cat = _write_catalogue(tmp_path, [other, crash])
+    assert diagnose("", exit_code=0xC0000005, catalogue=cat).candidates == ()
+    assert diagnose("", exit_code=-1073741819, catalogue=cat).candidates == ()
+    result = diagnose(
+        "Windows fatal exception: access violation", exit_code=-1073741819, catalogue=cat
+    )
+    assert result.ids() == ["crash", "other"]
+    # and with the real catalogue: no text, no candidate
+    assert diagnose("", exit_code=127).candidates == ()
+    assert diagnose("", exit_code=1).candidates == ()
+
+
+def test_generic_words_alone_raise_nothing(tmp_path: Path) -> None:
+    weak = {
+        "id": "weak",
+        "title": "w",
+        "patterns": [{"regex": "failed", "weight": 1}, {"regex": "error", "weight": 1}],
+    }
+    assert (
+        diagnose(
+            "something failed with an error", catalogue=_write_catalogue(tmp_path, [weak])
+        ).candidates
+        == ()
+    )
+
+
+def test_harmless_lines_are_removed_before_matching(tmp_path: Path) -> None:
+    entry = {"id": "htp", "title": "h", "patterns": [{"regex": "HtpProvider", "weight": 5}]}
+    cat = _write_catalogue(tmp_path, [entry])
+    result = diagnose("QnnDsp <W> Initializing HtpProvider\nall fine", catalogue=cat)
+    assert result.candidates == ()
+    assert result.verdict.harmless == ((1, "cosmetic"),)
+
+
+def test_version_range_condition_tells_1x_from_2x() -> None:
+    text = (
+        "UserWarning: Specified provider 'QNNExecutionProvider' is not in available provider names."
+    )
+    old = diagnose(text + "\nonnxruntime-qnn 1.19.0", socs=SOCS)
+    new = diagnose(text + "\nonnxruntime-qnn     2.7.0\nonnxruntime    1.31.1", socs=SOCS)
+    assert old.facts.value("onnxruntime_qnn.version") == "1.19.0"
+    assert new.facts.value("onnxruntime_qnn.version") == "2.7.0"
+    assert old.top is not None and new.top is not None
+    assert old.top.signature.id != new.top.signature.id
+    assert new.top.signature.id == "provider-not-listed-plugin-not-registered"
+
+
+# -- facts read from the text itself ------------------------------------------------
+
+PIP_LIST = """\
+Package            Version
+------------------ ---------
+numpy              1.26.4
+onnxruntime        1.22.1
+onnxruntime-qnn    1.19.0
+"""
+
+
+def test_pip_list_lines() -> None:
+    facts = textfacts.from_text(PIP_LIST)
+    assert facts.value("onnxruntime_qnn.version") == "1.19.0"
+    assert facts.value("onnxruntime.version") == "1.22.1"
+    assert facts.value("numpy.version") == "1.26.4"
+    assert facts.value("flavours") == frozenset({"onnxruntime", "onnxruntime-qnn"})
+    assert "log line 5" in facts.facts["onnxruntime_qnn.version"].source
+
+
+def test_bug_template_lines_and_the_1x_version_rule() -> None:
+    text = (
+        "### Platform\nWindows\n### OS Version\nWindows 11 Pro\n"
+        "### ONNX Runtime Version or Commit ID\n"
+        "ONNX Runtime version: 1.18.0\nPython version: 3.11.9\nExecution Provider: QNN\n"
+    )
+    facts = textfacts.from_text(text)
+    assert facts.value("os") == "windows"
+    assert facts.value("python.version") == "3.11.9"
+    assert facts.value("onnxruntime.version") == "1.18.0"
+    assert facts.value("onnxruntime_qnn.version") == "1.18.0"
+    assert "share onnxruntime's version" in facts.facts["onnxruntime_qnn.version"].source
+
+
+def test_banner_wheel_names_and_emulation() -> None:
+    text = (
+        "Python 3.12.4 (tags/v3.12.4:8e8a4ba, Jun  6 2024) [MSC v.1940 64 bit (AMD64)] on win32\n"
+        "Processor Snapdragon(R) X Elite - X1E78100 - Qualcomm(R) Oryon(TM) CPU\n"
+        "Downloading onnxruntime_qnn-1.23.2-cp312-cp312-win_amd64.whl\n"
+    )
+    facts = textfacts.from_text(text, SOCS)
+    assert facts.value("python.arch") == "x86_64"
+    assert facts.value("machine.arch") == "arm64"
+    assert facts.value("emulated") is True
+    assert facts.value("python.version") == "3.12.4"
+    assert facts.value("onnxruntime_qnn.version") == "1.23.2"
+    assert facts.value("htp_arch") == "v73"
+
+
+def test_paths_env_and_leftovers() -> None:
+    text = (
+        r"File C:\Users\José\AppData\Local\Programs\Python\Python312-arm64\Lib\site-packages\onnxruntime\capi\onnxruntime_inference_collection.py"
+        "\nADSP_LIBRARY_PATH=/data/local/tmp/qnn:/vendor/dsp\n"
+        r"WARNING: Ignoring invalid distribution ~nnxruntime (C:\venv\Lib\site-packages)"
+    )
+    facts = textfacts.from_text(text)
+    assert facts.value("os") == "windows"
+    assert facts.value("python.arch") == "arm64"
+    assert facts.value("python.version") == "3.12"
+    assert facts.value("non_ascii_path") is True
+    assert facts.value("adsp_library_path") == "/data/local/tmp/qnn:/vendor/dsp"
+    assert facts.value("leftover_dirs") is True
+
+
+def test_qnn_versions_and_soc_from_log_headers() -> None:
+    text = (
+        "QnnDsp <V> Detected Snapdragon SOC SM8650 with 1 SOCs\n"
+        "Qnn API version: 2.22.0 Build Id: v2.28.0.241029123107_103574\n"
+    )
+    facts = textfacts.from_text(text, SOCS)
+    assert facts.value("qnn.version") == "2.28.0"
+    assert facts.value("htp_arch") == "v75"
+    assert facts.value("soc") is not None and "8 Gen 3" in facts.value("soc")
+
+
+def test_measured_facts_win_and_conflicts_are_named() -> None:
+    from qnndoctor.diagnosis.facts import merge
+
+    ticket = from_items([Fact("onnxruntime_qnn.version", "2.7.0", "saved report t.json")])
+    stated = textfacts.from_text("onnxruntime-qnn==1.19.0")
+    merged = merge(ticket, stated)
+    assert merged.value("onnxruntime_qnn.version") == "2.7.0"
+    assert any("1.19.0" in c and "ignored" in c for c in merged.conflicts)
+
+
+def test_text_without_any_environment_states_no_facts() -> None:
+    assert len(textfacts.from_text("something broke")) == 0
+    assert len(textfacts.from_text("")) == 0

@@ -1,0 +1,161 @@
+"""``qnndoctor explain``: where its facts come from, what it prints, and that a
+healthy session's log (real, from the HTP simulator) raises no error cause."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from conftest import CliResult
+
+Cli = Callable[..., CliResult]
+
+LOG_1X = """\
+onnxruntime-qnn 1.19.0
+Python 3.11.9 (tags/v3.11.9:de54cf5, Apr  2 2024) [MSC v.1938 64 bit (ARM64)] on win32
+C:\\app\\main.py:12: UserWarning: Specified provider 'QNNExecutionProvider' is not in available provider names.Available providers: 'AzureExecutionProvider, CPUExecutionProvider'
+"""
+
+SETUP_FAILED = (
+    "2024-04-04 [E:onnxruntime:, qnn_execution_provider.cc:499 GetCapability] "
+    "QNN SetupBackend failed qnn_backend_manager.cc:56 GetQnnInterfaceProvider "
+    "Unable to load backend, error: load library failed\n"
+)
+
+
+def test_text_output_names_one_cause_with_evidence_fix_and_facts(cli: Cli, tmp_path: Path) -> None:
+    log = tmp_path / "log.txt"
+    log.write_text(LOG_1X, encoding="utf-8")
+    result = cli("explain", "--log", str(log))
+    assert result.code == 0
+    out = result.out
+    assert out.startswith("Most likely cause: ")
+    assert "confidence" in out and "evidence:" in out and "fix:" in out
+    assert "onnxruntime_qnn.version = 1.19.0  (log line 1:" in out
+    assert "python.arch = arm64" in out
+    assert out.count("tell apart:") <= 2
+
+
+def test_json_lists_all_candidates_with_scores_evidence_and_fact_sources(
+    cli: Cli, tmp_path: Path
+) -> None:
+    log = tmp_path / "log.txt"
+    log.write_text(SETUP_FAILED + "onnxruntime-qnn==1.18.0\n", encoding="utf-8")
+    data = cli("explain", "--log", str(log), "--json").json()
+    candidates = data["candidates"]
+    assert len(candidates) >= 2
+    assert [c["score"] for c in candidates] == sorted(
+        (c["score"] for c in candidates), reverse=True
+    )
+    for c in candidates:
+        assert c["evidence"] and c["cause"] and c["fix"] and c["sources"]
+        assert c["confidence"] in ("high", "medium", "low")
+    assert all("tell_apart" in c for c in candidates[1:])
+    used = {f["key"]: f for f in data["facts"]["used"]}
+    assert used["onnxruntime_qnn.version"]["value"] == "1.18.0"
+    assert used["onnxruntime_qnn.version"]["source"].startswith("log line 2")
+
+
+def test_default_never_probes_this_machine(cli: Cli, tmp_path: Path) -> None:
+    """A pasted log is judged by its own facts, not by the machine qnndoctor runs on."""
+    log = tmp_path / "log.txt"
+    log.write_text(SETUP_FAILED, encoding="utf-8")
+    data = cli("explain", "--log", str(log), "--json").json()
+    assert all("probe" not in f["source"] for f in data["facts"]["used"])
+
+
+def test_here_adds_this_machines_probed_facts(cli: Cli, tmp_path: Path, healthy_venv: Path) -> None:
+    log = tmp_path / "log.txt"
+    log.write_text(SETUP_FAILED, encoding="utf-8")
+    data = cli("explain", "--log", str(log), "--python", str(healthy_venv), "--json").json()
+    used = {f["key"]: f for f in data["facts"]["used"]}
+    assert used["onnxruntime_qnn.version"]["value"] == "2.7.0"
+    assert "probe of" in used["onnxruntime_qnn.version"]["source"]
+    assert used["os"]["value"] == "linux"
+
+
+def test_from_report_facts_win_over_the_text_and_conflicts_are_shown(
+    cli: Cli, tmp_path: Path, healthy_venv: Path
+) -> None:
+    ticket = tmp_path / "ticket.json"
+    report = cli("check", "--python", str(healthy_venv), "--no-smoke", "--json")
+    ticket.write_text(report.out, encoding="utf-8")
+    log = tmp_path / "log.txt"
+    log.write_text(LOG_1X, encoding="utf-8")
+    data = cli("explain", "--log", str(log), "--from-report", str(ticket), "--json").json()
+    used = {f["key"]: f for f in data["facts"]["used"]}
+    assert used["onnxruntime_qnn.version"]["value"] == "2.7.0"
+    assert used["onnxruntime_qnn.version"]["source"].startswith("saved report")
+    assert any("1.19.0" in c for c in data["facts"]["conflicts"])
+    assert data["candidates"][0]["id"] == "provider-not-listed-plugin-not-registered"
+
+
+def test_exit_code_without_text_names_nothing(cli: Cli, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    result = cli("explain", "--log", str(empty), "--exit-code", "0xC0000005", "--json")
+    assert result.code == 1
+    assert result.json()["candidates"] == []
+    assert result.json()["input"]["exit_code"] == 0xC0000005
+
+
+def test_reads_stdin_and_reports_no_match(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "qnndoctor", "explain", "--log", "-"],
+        input=b"all good here\n",
+        capture_output=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1
+    assert b"No known failure cause" in done.stdout
+
+
+def test_bad_inputs_are_clear_errors(cli: Cli, tmp_path: Path) -> None:
+    assert cli("explain", "--log", str(tmp_path / "missing.txt")).code == 3
+    assert cli("explain", "--log", "-", "--exit-code", "banana").code == 2
+    broken = tmp_path / "broken.json"
+    broken.write_text("{ not json")
+    result = cli("explain", "--log", "-", "--from-report", str(broken))
+    assert result.code == 2 and "cannot use" in result.err
+
+
+def test_help_says_where_facts_come_from() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "qnndoctor", "explain", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0
+    for needle in ("the text itself", "--from-report", "--here", "THIS machine"):
+        assert needle in done.stdout
+
+
+@pytest.mark.real_ort
+def test_a_healthy_verbose_session_log_raises_no_cause(tmp_path: Path, healthy_venv: Path) -> None:
+    """A real verbose ORT + QNN log of a session that passed on the HTP simulator."""
+    script = Path(__file__).parent / "data" / "verbose_session.py"
+    model = resources.files("qnndoctor").joinpath("smoke/qdq_add.onnx")
+    done = subprocess.run(
+        [str(healthy_venv), str(script), str(model)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        errors="replace",
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "QnnLogging" in done.stderr and "<E>" in done.stderr  # verbose, with QNN's own chatter
+    from qnndoctor.diagnosis import diagnose
+
+    result = diagnose(done.stderr)
+    assert result.candidates == (), result.ids()
+    assert len(result.verdict.harmless) > 100
+    assert json.dumps(result.to_json())  # serialisable
