@@ -121,7 +121,9 @@ def test_bad_inputs_are_clear_errors(cli: Cli, tmp_path: Path) -> None:
     assert cli("explain", "--log", "-", "--exit-code", "banana").code == 2
     broken = tmp_path / "broken.json"
     broken.write_text("{ not json")
-    result = cli("explain", "--log", "-", "--from-report", str(broken))
+    log = tmp_path / "log.txt"
+    log.write_text(SETUP_FAILED)
+    result = cli("explain", "--log", str(log), "--from-report", str(broken))
     assert result.code == 2 and "cannot use" in result.err
 
 

@@ -76,6 +76,7 @@ class Diagnosis:
 
     def to_json(self) -> dict[str, Any]:
         os_name = self.facts.value("os")
+        known = {f.key: f.value for f in self.facts}
         candidates = []
         for rank, c in enumerate(self.verdict.candidates):
             s = c.signature
@@ -87,7 +88,7 @@ class Diagnosis:
                 "confidence": self.confidence(rank),
                 "catalogue_confidence": s.confidence,
                 "cause": s.cause,
-                "fix": s.fix_for(os_name),
+                "fix": s.fix_for(os_name, known),
                 "evidence": [e.to_json() for e in c.evidence],
                 "undecided_facts": list(c.unknown_facts),
                 "sources": list(s.sources),

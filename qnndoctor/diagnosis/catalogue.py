@@ -33,6 +33,7 @@ class Pattern:
 
     regex: re.Pattern[str]
     weight: int
+    context: bool = False  # only counts beside a pattern that raised the candidate
 
     @property
     def text(self) -> str:
@@ -90,16 +91,31 @@ class Signature:
     sources: tuple[str, ...]
     distinguishing: tuple[str, ...] = ()
 
-    def fix_for(self, os_name: str | None) -> str:
-        """The fix text for the platform in question (``windows`` / ``posix`` / ``any``)."""
+    def fix_for(self, os_name: str | None, facts: Mapping[str, Any] | None = None) -> str:
+        """The fix for the platform in question (``windows`` / ``posix`` / ``any``),
+        with ``{fact}`` placeholders filled from the facts known."""
         if isinstance(self.fix, str):
-            return self.fix
-        key = "windows" if os_name == "windows" else "posix" if os_name else None
-        if key and key in self.fix:
-            return self.fix[key]
-        if "any" in self.fix:
-            return self.fix["any"]
-        return "\n".join(f"{k}: {v}" for k, v in self.fix.items())
+            text = self.fix
+        else:
+            key = "windows" if os_name == "windows" else "posix" if os_name else None
+            text = self.fix.get(key or "any") or self.fix.get("any") or ""
+            if not text:
+                text = "\n".join(f"{k}: {v}" for k, v in self.fix.items())
+        return _PLACEHOLDER.sub(lambda m: _fill(m[1], facts or {}), text)
+
+
+_PLACEHOLDER = re.compile(r"\{([a-z_.]+)\}")
+_UNKNOWN = {
+    "htp_arch": "NN (the chip's Hexagon version, e.g. 73: `qnndoctor check` shows it)",
+    "onnxruntime_qnn.version": "the installed version (`python -m pip show onnxruntime-qnn`)",
+}
+
+
+def _fill(key: str, facts: Mapping[str, Any]) -> str:
+    value = facts.get(key)
+    if value is None:
+        return _UNKNOWN.get(key, key)
+    return str(value).removeprefix("v") if key == "htp_arch" else str(value)
 
 
 @dataclass(frozen=True)
@@ -143,7 +159,11 @@ def _condition(entry: Mapping[str, Any]) -> Condition:
 
 def _signature(entry: Mapping[str, Any]) -> Signature:
     patterns = tuple(
-        Pattern(re.compile(str(p["regex"]), re.IGNORECASE), int(p.get("weight", 3)))
+        Pattern(
+            re.compile(str(p["regex"]), re.IGNORECASE),
+            int(p.get("weight", 3)),
+            bool(p.get("context", False)),
+        )
         for p in entry.get("patterns") or ()
     )
     fix = entry.get("fix", "")

@@ -21,6 +21,7 @@ from .facts import DiagnosisFacts
 
 MIN_SPECIFICITY = 3  # generic words alone (weight 1-2) never raise a candidate
 CORROBORATION = 1  # what each further matched pattern of a candidate adds
+MAX_CORROBORATIONS = 2
 EXIT_CODE_WEIGHT = 3
 EXCEPTION_WEIGHT = 2
 FACT_WEIGHT = 3
@@ -31,7 +32,7 @@ MAX_LINE = 4000
 
 @dataclass(frozen=True)
 class Evidence:
-    kind: str  # pattern | exit_code | exception | fact
+    kind: str  # pattern | context | exit_code | exception | fact
     detail: str
     weight: int
 
@@ -109,15 +110,24 @@ def _score(
     exception_type: str | None,
     facts: DiagnosisFacts,
 ) -> Candidate | Excluded | None:
-    hits = sorted((p for p in signature.patterns if p.regex.search(text)), key=lambda p: -p.weight)
-    by_text = bool(hits) and hits[0].weight >= MIN_SPECIFICITY
+    matched = [p for p in signature.patterns if p.regex.search(text)]
+    raising = sorted((p for p in matched if not p.context), key=lambda p: -p.weight)
+    by_text = bool(raising) and raising[0].weight >= MIN_SPECIFICITY
     by_code = exit_code is not None and exit_code in signature.exit_codes
     if not (by_text or by_code):
         return None
-    # The most specific pattern counts in full; each further one only corroborates
-    # (+1), so several patterns over the same line cannot outvote one exact string.
-    evidence = [Evidence("pattern", hits[0].text, hits[0].weight)] if by_text else []
-    evidence += [Evidence("pattern", p.text, CORROBORATION) for p in hits[1 if by_text else 0 :]]
+    evidence: list[Evidence] = []
+    if by_text:
+        # The most specific pattern counts in full; further ones only corroborate
+        # (+1 each, at most +2), so many patterns over one line cannot outvote
+        # one exact string. Context patterns (the cues that tell look-alikes
+        # apart) count in full, but only beside a pattern that raised the candidate.
+        evidence.append(Evidence("pattern", raising[0].text, raising[0].weight))
+        evidence += [
+            Evidence("pattern", p.text, CORROBORATION if i < MAX_CORROBORATIONS else 0)
+            for i, p in enumerate(raising[1:])
+        ]
+        evidence += [Evidence("context", p.text, p.weight) for p in matched if p.context]
     text_score = sum(e.weight for e in evidence)
     if by_code:
         shown = f"{exit_code:#x}" if exit_code is not None and exit_code > 255 else str(exit_code)
@@ -125,28 +135,36 @@ def _score(
     if exception_type and exception_type in signature.exception_types:
         evidence.append(Evidence("exception", exception_type, EXCEPTION_WEIGHT))
     unknown: list[str] = []
+    required_confirmed = False
     for condition in signature.conditions:
         verdict, detail = _judge(condition, facts)
         if verdict is None:
             unknown.append(detail)
         elif verdict:
             evidence.append(Evidence("fact", f"{detail} fits {condition.describe()}", FACT_WEIGHT))
+            required_confirmed |= condition.effect == "require"
         elif condition.effect == "require":
             return Excluded(signature, text_score, f"{detail} contradicts {condition.describe()}")
         else:
             evidence.append(Evidence("fact", f"{detail} does not fit {condition.describe()}", 0))
-    if not by_text and not any(
-        e.kind == "fact" and e.weight > 0 and c.effect == "require"
-        for e, c in zip(evidence[-len(signature.conditions) :], signature.conditions, strict=False)
-    ):
+    if not by_text and not required_confirmed:
         return None  # an exit code alone says too little; with a measured fact it may speak
     return Candidate(
         signature,
         score=sum(e.weight for e in evidence),
-        specificity=hits[0].weight if by_text else 0,
+        specificity=raising[0].weight if by_text else 0,
         evidence=tuple(evidence),
         unknown_facts=tuple(unknown),
     )
+
+
+_LABELS = {
+    "pattern": "matched",
+    "context": "cue",
+    "fact": "fact",
+    "exit_code": "",
+    "exception": "exception",
+}
 
 
 def _why_first(first: Candidate, second: Candidate) -> tuple[str, ...]:
@@ -155,10 +173,7 @@ def _why_first(first: Candidate, second: Candidate) -> tuple[str, ...]:
     theirs = {e.detail for e in second.evidence}
     extra = [e for e in first.evidence if e.detail not in theirs and e.weight > 0]
     for item in extra[:3]:
-        label = {"pattern": "matched", "fact": "fact", "exit_code": "", "exception": "exception"}[
-            item.kind
-        ]
-        reasons.append(f"{label} {item.detail} (+{item.weight})".strip())
+        reasons.append(f"{_LABELS[item.kind]} {item.detail} (+{item.weight})".strip())
     if first.score == second.score:
         if first.specificity != second.specificity:
             reasons.append(

@@ -38,6 +38,7 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "qnn_library_damaged": "a bundled QNN library is truncated or unreadable",
         "backend": "QNN backend: htp | gpu | cpu",
         "epcontext": "the model is a pre-compiled EPContext model",
+        "model.precision": "qdq | float32 | float16",
     }
 )
 

@@ -161,6 +161,8 @@ def _templates(line: str) -> Iterator[tuple[str, Any]]:
         yield "numpy.version", match[1]
     if match := _PYTHON_BANNER.search(line):
         yield "python.version", match[1]
+    if _X64_PYTHON.search(line):
+        yield "python.arch", "x86_64"
     if match := _MSC_ARCH.search(line):
         yield "os", "windows"
         yield "python.arch", {"arm64": "arm64", "amd64": "x86_64"}.get(match["arch"].lower(), "x86")
@@ -227,6 +229,52 @@ def _pip_show_blocks(lines: list[str]) -> Iterator[tuple[int, str, str]]:
                 yield number + 1, match["name"].lower().replace("_", "-"), version[1]
 
 
+_HEADING = re.compile(r"^\s*#{2,4}\s*(?P<name>[A-Za-z][A-Za-z /()]+?)\s*$")
+_X64_PYTHON = re.compile(
+    r"\b(?:x64|x86[-_]64|amd64)\s+Python\b|\bPython\s+\(?(?:x64|amd64)\)?(?!\w)", re.I
+)
+
+
+def _template_headings(lines: list[str]) -> Iterator[tuple[int, str, Any]]:
+    """The onnxruntime bug template: ``### Platform`` then the answer on the next
+    non-empty line (Platform, OS Version, ONNX Runtime Version, Architecture, ...)."""
+    for number, line in enumerate(lines):
+        heading = _HEADING.match(line)
+        if not heading:
+            continue
+        answer = next((a.strip() for a in lines[number + 1 : number + 4] if a.strip()), "")
+        if not answer or answer.startswith("#"):
+            continue
+        name = heading["name"].lower()
+        if name == "platform":
+            kind = next((v for k, v in _TEMPLATE_OS.items() if k in answer.lower()), None)
+            if kind:
+                yield number + 2, "os", kind
+        elif name == "architecture":
+            arch = {"arm64": "arm64", "x64": "x86_64", "x86": "x86", "arm": None}.get(
+                answer.lower()
+            )
+            if arch:
+                yield number + 2, "python.arch", arch
+        elif name.startswith("onnx runtime version") and (
+            version := re.match(r"v?" + _VERSION + r"\b", answer)
+        ):
+            yield number + 2, "onnxruntime.template", version[1]
+        elif name.startswith("execution provider library version") and (
+            qnn := _QNN_VERSION.search(answer)
+        ):
+            yield number + 2, "qnn.version", qnn[1]
+
+
+_TEMPLATE_OS = {
+    "windows": "windows",
+    "android": "android",
+    "linux": "linux",
+    "mac": "macos",
+    "ios": None,
+}
+
+
 def _socs_in(text: str, socs: tuple[Soc, ...]) -> tuple[Soc, str] | None:
     """The SoC a log names (part number first, then the longest marketing name)."""
     squashed = re.sub(r"[^a-z0-9]", "", text.lower())
@@ -265,6 +313,13 @@ def from_text(text: str, socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
             note(_FLAVOUR_KEYS[name], version, number, lines[number - 1] + " " + lines[number])
         if name in _ORT_FLAVOURS:
             flavours.setdefault(name, f"log line {number}")
+    for number, key, value in _template_headings(lines):
+        if key == "onnxruntime.template":
+            template_ort = template_ort or Fact(
+                "onnxruntime.version", value, f"log line {number}: bug template {value!r}"
+            )
+        elif value is not None:
+            note(key, value, number, lines[number - 1])
     for number, line in enumerate(lines, 1):
         if len(line) > 2000:
             line = line[:2000]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -9,6 +10,7 @@ from ..facts import Facts
 from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
 from ..matrixdata import Matrix
 from . import rule
+from ._common import pip
 
 PASSED = FindingKind("smoke-passed", Severity.INFO, "The QNN smoke session ran on the backend")
 FAILED = FindingKind("smoke-failed", Severity.ERROR, "The QNN smoke session failed with an error")
@@ -22,7 +24,23 @@ FELL_BACK = FindingKind(
 )
 
 
-def _explained(base: str, candidates: list[Mapping[str, Any]]) -> tuple[str, Fix]:
+def _fix(facts: Facts, text: str) -> Fix:
+    """A catalogue fix as the finding's fix: its `python -m pip ...` lines become
+    commands run by the target's own interpreter, quoted for its shell."""
+    prose: list[str] = []
+    commands: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("python -m pip "):
+            try:
+                commands.append(pip(facts, *shlex.split(line)[3:]))
+                continue
+            except ValueError:  # unbalanced quotes: keep the catalogue's words
+                pass
+        prose.append(line)
+    return Fix(" ".join(prose).strip() or "Run the commands below.", tuple(commands))
+
+
+def _explained(facts: Facts, base: str, candidates: list[Mapping[str, Any]]) -> tuple[str, Fix]:
     """The finding's text and fix from the smoke session's stored diagnosis
     (made by report.build with the catalogue in use)."""
     if not candidates:
@@ -32,8 +50,10 @@ def _explained(base: str, candidates: list[Mapping[str, Any]]) -> tuple[str, Fix
     best = candidates[0]
     text = f"{base} Most likely ({best.get('confidence')} confidence): {best.get('title')}. {best.get('cause')}"
     if len(candidates) > 1:
-        text += " Other candidates: " + "; ".join(str(c.get("title")) for c in candidates[1:3]) + "."
-    return text, Fix(str(best.get("fix")))
+        text += (
+            " Other candidates: " + "; ".join(str(c.get("title")) for c in candidates[1:3]) + "."
+        )
+    return text, _fix(facts, str(best.get("fix") or ""))
 
 
 @rule(needs=("smoke",), emits=(PASSED, FAILED, CRASHED, TIMED_OUT, WRONG, FELL_BACK))
@@ -66,10 +86,11 @@ def smoke_outcome(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     candidates = [c for c in smoke.get("diagnosis") or [] if isinstance(c, Mapping)]
     match_evidence = Evidence("smoke.signatures", list(smoke.get("signatures") or [])[:5])
     if status == "failed":
-        text, fix = _explained(f"The session failed: {smoke.get('reason')}.", candidates)
+        text, fix = _explained(facts, f"The session failed: {smoke.get('reason')}.", candidates)
         yield make(FAILED, text, (*evidence, match_evidence), fix)
     elif status == "crashed":
         text, fix = _explained(
+            facts,
             f"The Python process running the session died ({smoke.get('signal') or smoke.get('exit_code')}) "
             "without a Python exception: a crash in native code (QNN, the NPU driver, onnxruntime). "
             "Your application would die the same way.",
@@ -78,6 +99,7 @@ def smoke_outcome(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         yield make(CRASHED, text, (*evidence, match_evidence), fix)
     elif status == "timed_out":
         text, fix = _explained(
+            facts,
             f"The session produced no result within {smoke.get('duration_s')} s and its process tree "
             "was killed. A hang in device or context creation usually means the NPU driver or "
             "its DSP transport is not answering.",

@@ -1,0 +1,54 @@
+"""The evaluation corpus is well formed: real public links, one thread per case,
+no thread in both parts, labels that name catalogue entries. (The accuracy
+itself is a benchmark, bench/bench_diagnosis.py, not a test.)"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from qnndoctor.diagnosis import diagnose
+from qnndoctor.diagnosis.catalogue import load
+
+CORPUS = Path(__file__).parent / "diagnosis_corpus"
+
+
+def _cases(name: str) -> list[dict[str, Any]]:
+    path = CORPUS / f"{name}.json"
+    if not path.is_file():
+        return []
+    cases = json.loads(path.read_text("utf-8"))["cases"]
+    assert isinstance(cases, list)
+    return cases
+
+
+@pytest.mark.parametrize("name", ["dev", "heldout"])
+def test_cases_are_real_public_reports_with_a_label(name: str) -> None:
+    cases = _cases(name)
+    ids = {s.id for s in load().signatures}
+    for case in cases:
+        assert case["url"].startswith("https://"), case["id"]
+        assert 20 <= len(case["text"]) <= 4000, case["id"]
+        assert case["diagnosis"], case["id"]
+        expected = case["expected"]
+        assert expected in ids or (name == "heldout" and expected.startswith("none:")), (
+            case["id"],
+            expected,
+        )
+    assert len({c["url"] for c in cases}) == len(cases), "one case per thread"
+
+
+def test_corpus_size_and_no_thread_in_both_parts() -> None:
+    dev, heldout = _cases("dev"), _cases("heldout")
+    assert len(dev) + len(heldout) >= 60
+    assert not {c["url"] for c in dev} & {c["url"] for c in heldout}
+
+
+def test_healthy_texts_raise_no_error_candidate() -> None:
+    for path in sorted((CORPUS / "healthy").glob("*.txt")):
+        result = diagnose(path.read_text("utf-8"))
+        assert result.candidates == (), (path.name, result.ids())
+        assert result.verdict.harmless, path.name
