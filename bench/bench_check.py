@@ -66,7 +66,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=9)
     add_wheels_argument(parser)
     args = parser.parse_args()
-    wheels = sorted(args.wheels.glob("onnxruntime_qnn-2.*.whl")) + sorted(
+    wheels = sorted(args.wheels.glob("onnxruntime_qnn-2.7.0-*.whl")) + sorted(
         args.wheels.glob("onnxruntime-1.31*.whl")
     )
     if len(wheels) < 2:

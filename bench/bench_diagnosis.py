@@ -54,7 +54,7 @@ def _healthy_texts(wheels: Path, live: bool) -> dict[str, str]:
     if not live:
         return texts
     needed = [
-        *sorted(wheels.glob("onnxruntime_qnn-2.*.whl")),
+        *sorted(wheels.glob("onnxruntime_qnn-2.7.0-*.whl")),
         *sorted(wheels.glob("onnxruntime-1.31*.whl")),
         *sorted(wheels.glob("numpy-*.whl")),
     ]

@@ -40,7 +40,7 @@ def main() -> int:
     add_wheels_argument(parser)
     args = parser.parse_args()
     wheels = [
-        *sorted(args.wheels.glob("onnxruntime_qnn-2.*.whl")),
+        *sorted(args.wheels.glob("onnxruntime_qnn-2.7.0-*.whl")),
         *sorted(args.wheels.glob("onnxruntime-1.31*.whl")),
         *sorted(args.wheels.glob("numpy-*.whl")),
     ]
