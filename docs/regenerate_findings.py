@@ -29,8 +29,10 @@ TAIL = """
 ## Smoke findings and signatures
 
 `smoke-failed`, `smoke-crashed` and `smoke-timed-out` name the most likely
-cause from the failure-signature catalogue (`matrix/signatures.json`), ranked
-with the environment facts, and list the other candidates.
+cause found by the diagnosis engine (`docs/diagnosis.md`) in the session's
+exception, log lines and exit status, with the target's own facts: its title,
+confidence and cause, the other candidates, and its fix (`python -m pip`
+commands run by the target's interpreter).
 
 ## Skipped checks
 
