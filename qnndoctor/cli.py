@@ -352,6 +352,15 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code) if isinstance(exc.code, int) else exitcodes.USAGE
+    try:
+        return _dispatch(args)
+    except BrokenPipeError:
+        # The reader went away (`qnndoctor ... | head`): not our error.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return exitcodes.OK
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     if args.command in ("recommend", "matrix"):
         from . import matrix_cli
 
@@ -366,12 +375,7 @@ def main(argv: list[str] | None = None) -> int:
             err_text = "qnndoctor: error: --timeout and --smoke-timeout must be positive\n"
             sys.stderr.write(err_text)
             return exitcodes.USAGE
-        try:
-            return run_check(args, sys.stdout, sys.stderr)
-        except BrokenPipeError:
-            # The reader went away (`qnndoctor check | head`): not our error.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return exitcodes.OK
+        return run_check(args, sys.stdout, sys.stderr)
     return exitcodes.USAGE
 
 

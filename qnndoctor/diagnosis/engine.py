@@ -33,11 +33,20 @@ MAX_LINE = 4000
 @dataclass(frozen=True)
 class Evidence:
     kind: str  # pattern | context | exit_code | exception | fact
-    detail: str
+    detail: str  # for patterns: the text that matched, as it stands in the log
     weight: int
+    pattern: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "detail": self.detail, "weight": self.weight}
+        data: dict[str, Any] = {"kind": self.kind, "detail": self.detail, "weight": self.weight}
+        if self.pattern is not None:
+            data["pattern"] = self.pattern
+        return data
+
+
+def _quoted(match: re.Match[str]) -> str:
+    text = " ".join(match.group(0).split())
+    return repr(text if len(text) <= 100 else text[:97] + "...")
 
 
 @dataclass(frozen=True)
@@ -110,9 +119,9 @@ def _score(
     exception_type: str | None,
     facts: DiagnosisFacts,
 ) -> Candidate | Excluded | None:
-    matched = [p for p in signature.patterns if p.regex.search(text)]
-    raising = sorted((p for p in matched if not p.context), key=lambda p: -p.weight)
-    by_text = bool(raising) and raising[0].weight >= MIN_SPECIFICITY
+    found = [(p, m) for p in signature.patterns if (m := p.regex.search(text))]
+    raising = sorted(((p, m) for p, m in found if not p.context), key=lambda pm: -pm[0].weight)
+    by_text = bool(raising) and raising[0][0].weight >= MIN_SPECIFICITY
     by_code = exit_code is not None and exit_code in signature.exit_codes
     if not (by_text or by_code):
         return None
@@ -122,12 +131,12 @@ def _score(
         # (+1 each, at most +2), so many patterns over one line cannot outvote
         # one exact string. Context patterns (the cues that tell look-alikes
         # apart) count in full, but only beside a pattern that raised the candidate.
-        evidence.append(Evidence("pattern", raising[0].text, raising[0].weight))
+        for rank, (p, m) in enumerate(raising):
+            weight = p.weight if rank == 0 else CORROBORATION if rank <= MAX_CORROBORATIONS else 0
+            evidence.append(Evidence("pattern", _quoted(m), weight, p.text))
         evidence += [
-            Evidence("pattern", p.text, CORROBORATION if i < MAX_CORROBORATIONS else 0)
-            for i, p in enumerate(raising[1:])
+            Evidence("context", _quoted(m), p.weight, p.text) for p, m in found if p.context
         ]
-        evidence += [Evidence("context", p.text, p.weight) for p in matched if p.context]
     text_score = sum(e.weight for e in evidence)
     if by_code:
         shown = f"{exit_code:#x}" if exit_code is not None and exit_code > 255 else str(exit_code)
@@ -152,7 +161,7 @@ def _score(
     return Candidate(
         signature,
         score=sum(e.weight for e in evidence),
-        specificity=raising[0].weight if by_text else 0,
+        specificity=raising[0][0].weight if by_text else 0,
         evidence=tuple(evidence),
         unknown_facts=tuple(unknown),
     )

@@ -242,28 +242,36 @@ def _template_headings(lines: list[str]) -> Iterator[tuple[int, str, Any]]:
         heading = _HEADING.match(line)
         if not heading:
             continue
-        answer = next((a.strip() for a in lines[number + 1 : number + 4] if a.strip()), "")
-        if not answer or answer.startswith("#"):
+        found = next(
+            (
+                (i, a.strip())
+                for i, a in enumerate(lines[number + 1 : number + 4], number + 2)
+                if a.strip()
+            ),
+            None,
+        )
+        if found is None or found[1].startswith("#"):
             continue
+        at, answer = found  # 1-based line number of the answer
         name = heading["name"].lower()
         if name == "platform":
             kind = next((v for k, v in _TEMPLATE_OS.items() if k in answer.lower()), None)
             if kind:
-                yield number + 2, "os", kind
+                yield at, "os", kind
         elif name == "architecture":
             arch = {"arm64": "arm64", "x64": "x86_64", "x86": "x86", "arm": None}.get(
                 answer.lower()
             )
             if arch:
-                yield number + 2, "python.arch", arch
+                yield at, "python.arch", arch
         elif name.startswith("onnx runtime version") and (
             version := re.match(r"v?" + _VERSION + r"\b", answer)
         ):
-            yield number + 2, "onnxruntime.template", version[1]
+            yield at, "onnxruntime.template", version[1]
         elif name.startswith("execution provider library version") and (
             qnn := _QNN_VERSION.search(answer)
         ):
-            yield number + 2, "qnn.version", qnn[1]
+            yield at, "qnn.version", qnn[1]
 
 
 _TEMPLATE_OS = {
@@ -316,7 +324,7 @@ def from_text(text: str, socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
     for number, key, value in _template_headings(lines):
         if key == "onnxruntime.template":
             template_ort = template_ort or Fact(
-                "onnxruntime.version", value, f"log line {number}: bug template {value!r}"
+                "onnxruntime.version", value, f"log line {number}: {_snippet(lines[number - 1])!r}"
             )
         elif value is not None:
             note(key, value, number, lines[number - 1])
