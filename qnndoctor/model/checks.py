@@ -52,7 +52,7 @@ def version_findings(model: ModelInfo, runtime: TargetRuntime | None) -> list[Mo
             finding(
                 "model-ir-too-new",
                 f"The model has IR version {model.ir_version}; onnxruntime {ort} loads up to IR "
-                f"{max_ir} ({measured}). Loading fails with \"Unsupported model IR version\". "
+                f'{max_ir} ({measured}). Loading fails with "Unsupported model IR version". '
                 "An EPContext wrapper written by a newer onnxruntime has this problem.",
                 fix=f"{upgrade.capitalize()}re-export or re-compile the model with the onnxruntime "
                 "that will run it.",
@@ -88,7 +88,9 @@ def shape_findings(model: ModelInfo, windows: bool) -> list[ModelFinding]:
     described = "; ".join(
         f"{kind} {t.name!r} dim {i} = {t.dims[i] if t.dims else None!r}" for kind, t, i in free
     )
-    params = sorted({str(t.dims[i]) for kind, t, i in free if t.dims and isinstance(t.dims[i], str)})
+    params = sorted(
+        {str(t.dims[i]) for kind, t, i in free if t.dims and isinstance(t.dims[i], str)}
+    )
     path = quote(str(model.path), windows)
     fixed = quote(str(model.path.with_suffix(".fixed.onnx")), windows)
     commands = tuple(
@@ -96,9 +98,11 @@ def shape_findings(model: ModelInfo, windows: bool) -> list[ModelFinding]:
         for p in params
     )
     if not commands:
-        first = next(t for kind, t, i in free if kind == "input") if any(
-            kind == "input" for kind, _, _ in free
-        ) else None
+        first = (
+            next(t for kind, t, i in free if kind == "input")
+            if any(kind == "input" for kind, _, _ in free)
+            else None
+        )
         if first is not None and first.dims is not None:
             shape = ",".join(str(d) if isinstance(d, int) and d > 0 else "1" for d in first.dims)
             commands = (
@@ -109,7 +113,7 @@ def shape_findings(model: ModelInfo, windows: bool) -> list[ModelFinding]:
         finding(
             "model-dynamic-shape",
             f"QNN needs static shapes: nodes whose shapes are not known are refused by the QNN EP "
-            f"(\"Cannot get shape\") and run on the CPU. Dynamic: {described}.",
+            f'("Cannot get shape") and run on the CPU. Dynamic: {described}.',
             fix="Fix the dimensions to the values you run with (or export with fixed shapes).",
             commands=commands,
             evidence={"model.free_dims": described},
@@ -129,7 +133,7 @@ def precision_findings(model: ModelInfo, runtime: TargetRuntime | None) -> list[
                 "model-fp16-unsupported-chip",
                 f"The model computes in {precision}; HTP runs float models in fp16, which needs "
                 f"HTP v{K.FP16_MIN_ARCH} or newer. This chip ({runtime.soc if runtime else '?'}) "
-                f"has v{arch}: expect \"doesn't support FP16\" or a CPU fallback.",
+                f'has v{arch}: expect "doesn\'t support FP16" or a CPU fallback.',
                 fix="Quantize the model to QDQ (uint8/uint16 activations) for this chip.",
                 evidence={"model.precision": precision, "runtime.htp_arch": arch},
                 sources=K.FP16_SOURCES,
@@ -199,8 +203,8 @@ def file_findings(model: ModelInfo, runtime: TargetRuntime | None) -> list[Model
                 "model-non-ascii-path",
                 f"The model path {text!r} has non-ASCII characters. "
                 + (
-                    "On Windows, onnxruntime and the QNN EP have failed on such paths with \"No "
-                    "mapping for the Unicode character exists in the target multi-byte code page\" "
+                    'On Windows, onnxruntime and the QNN EP have failed on such paths with "No '
+                    'mapping for the Unicode character exists in the target multi-byte code page" '
                     "(fixed in onnxruntime in 2026)."
                     if windows
                     else "Harmless on this target; on Windows it has broken model loading."
@@ -214,7 +218,7 @@ def file_findings(model: ModelInfo, runtime: TargetRuntime | None) -> list[Model
     return found
 
 
-def _newest_release_with(matrix: Matrix, qnn: Version) -> str | None:
+def _first_release_with(matrix: Matrix, qnn: Version) -> str | None:
     best: tuple[Version, str] | None = None
     for release in matrix.releases.releases:
         versions = {_version(f.qnn_version) for f in release.files if f.qnn_version}
@@ -260,10 +264,13 @@ def context_findings(
                     confidence="medium: the binary format is not documented",
                 )
             )
-        made_by, runs_on = _version(ctx.qnn_version), _version(runtime.qnn_version if runtime else None)
+        made_by, runs_on = (
+            _version(ctx.qnn_version),
+            _version(runtime.qnn_version if runtime else None),
+        )
         if made_by and runs_on and made_by > runs_on:
             compatible = False
-            release = _newest_release_with(matrix, made_by)
+            release = _first_release_with(matrix, made_by)
             windows = bool(runtime and runtime.windows)
             commands = (
                 (pip_command(python, windows, "install", f"onnxruntime-qnn=={release}"),)
@@ -286,7 +293,9 @@ def context_findings(
                     evidence={
                         "context.qnn_build": ctx.qnn_build,
                         "runtime.qnn_version": runtime.qnn_version if runtime else None,
-                        "runtime.qnn_version_source": runtime.qnn_version_source if runtime else None,
+                        "runtime.qnn_version_source": runtime.qnn_version_source
+                        if runtime
+                        else None,
                     },
                     sources=(CONTEXT_5000, *K.CONTEXT_SOURCES),
                 )
@@ -311,14 +320,24 @@ def context_findings(
                 )
             )
         elif ctx.htp_arch is None or chip is None:
-            unknown.append("the chip's HTP arch" if ctx.htp_arch is not None else "the binary's HTP arch")
-    if unknown and compatible:
+            unknown.append(
+                "the chip's HTP arch" if ctx.htp_arch is not None else "the binary's HTP arch"
+            )
+    # The QNN version check is the one that decides; an unknown chip arch
+    # (the simulator, another machine) is listed in not_checked instead.
+    if compatible and any("QNN version" in u for u in unknown):
         compatible = None
+    if unknown and compatible is not False:
         found.append(
             finding(
                 "model-context-unchecked",
                 f"Could not compare the context binary with this target: {', '.join(sorted(set(unknown)))} "
-                "unknown (no Qualcomm SoC identified: another machine or the x86-64 simulator).",
+                "unknown"
+                + (
+                    " (no Qualcomm SoC identified: another machine, or the x86-64 simulator)."
+                    if "the chip's HTP arch" in unknown
+                    else "."
+                ),
                 sources=K.CONTEXT_SOURCES,
             )
         )
@@ -329,6 +348,7 @@ def context_findings(
         "htp_arch": first.htp_arch,
         "soc": first.soc,
         "compatible": compatible,
+        "not_checked": sorted(set(unknown)),
         "binaries": [c.to_json() for c in contexts],
     }
     return found, summary

@@ -30,11 +30,17 @@ def add_parser(sub: Any) -> None:
     model.add_argument("--no-run", action="store_true", help="static checks only: no session")
     model.add_argument("--json", action="store_true", help="one JSON document on stdout")
     model.add_argument("--runs", type=int, default=10, metavar="N", help="timed runs per EP (10)")
-    model.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
-                       help="time limit for the placement run; its process tree is killed after it")
+    model.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="time limit for the placement run; its process tree is killed after it",
+    )
     model.add_argument("--fail-on", choices=("error", "warning"), default="error")
-    model.add_argument("--no-redact", action="store_true",
-                       help="keep user name, host name and home paths in JSON")
+    model.add_argument(
+        "--no-redact", action="store_true", help="keep user name, host name and home paths in JSON"
+    )
     model.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
 
 
@@ -73,8 +79,20 @@ def run_model(
     except ModelError as exc:
         err.write(f"qnndoctor: cannot read the model: {exc}\n")
         if args.json:
-            _emit(document(model=None, target=None, runtime=None, context=None, placement=None,
-                           findings=[], notes=[], error=str(exc)), args, out)
+            _emit(
+                document(
+                    model=None,
+                    target=None,
+                    runtime=None,
+                    context=None,
+                    placement=None,
+                    findings=[],
+                    notes=[],
+                    error=str(exc),
+                ),
+                args,
+                out,
+            )
         return exitcodes.COULD_NOT_CHECK
     log(f"model: IR {model.ir_version}, {len(model.nodes)} nodes, {model.precision}")
     contexts = [read_context(model.path, node) for node in model.ep_contexts]
@@ -115,8 +133,13 @@ def run_model(
 
         log(f"placement run on {args.backend} ({args.runs} runs, timeout {args.timeout:g} s)")
         placement = run_placement(
-            target, model.path, nodes_in_file=len(model.nodes), backend=args.backend,
-            runs=args.runs, timeout=args.timeout, runner=runner,
+            target,
+            model.path,
+            nodes_in_file=len(model.nodes),
+            backend=args.backend,
+            runs=args.runs,
+            timeout=args.timeout,
+            runner=runner,
         )
         runtime = runtime.with_child(placement.child)
         log(f"placement: {placement.status}")
@@ -137,5 +160,3 @@ def run_model(
     )
     _emit(doc, args, out)
     return exit_code(findings, Severity.parse(args.fail_on))
-
-

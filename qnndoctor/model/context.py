@@ -92,13 +92,29 @@ def read_context(model_path: Path, node: EpContextNode) -> ContextInfo:
                 data = handle.read(_MAX_READ)
         except OSError as exc:
             return ContextInfo(
-                node.name, location, False, None, None, None, None, None, sdk,
+                node.name,
+                location,
+                False,
+                None,
+                None,
+                None,
+                None,
+                None,
+                sdk,
                 error=f"context binary {node.cache_path!r} not readable beside the model: "
                 f"{exc.strerror or exc}",
             )
     else:
         return ContextInfo(
-            node.name, "none", False, None, None, None, None, None, sdk,
+            node.name,
+            "none",
+            False,
+            None,
+            None,
+            None,
+            None,
+            None,
+            sdk,
             error="the EPContext node names no context binary (no ep_cache_context)",
         )
     build, arch, soc = parse_binary(data)
@@ -106,6 +122,14 @@ def read_context(model_path: Path, node: EpContextNode) -> ContextInfo:
     if build is None and arch is None:
         error = "no QNN build string or HTP arch found in the context binary (not a QNN context?)"
     return ContextInfo(
-        node.name, location, True, len(data), build, _version(build or sdk), arch, soc, sdk,
+        node.name,
+        location,
+        True,
+        len(data),
+        build,
+        _version(build or sdk),
+        arch,
+        soc,
+        sdk,
         error=error,
     )

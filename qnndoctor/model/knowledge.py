@@ -69,9 +69,7 @@ FP16_SOURCES = (
 )
 # Float32 models: the 2.x EP runs them on HTP in fp16 (enable_htp_fp16_precision,
 # default on), so the same chip limit applies.
-FP32_AS_FP16_SOURCE = QNN_OPS_SOURCE.replace(
-    "#supported-onnx-operators", "#configuration-options"
-)
+FP32_AS_FP16_SOURCE = QNN_OPS_SOURCE.replace("#supported-onnx-operators", "#configuration-options")
 DYNAMIC_SHAPE_SOURCES = (
     "https://github.com/onnxruntime/onnxruntime-qnn/blob/main/docs/execution_providers/"
     "QNN-ExecutionProvider.md#model-requirements",

@@ -36,7 +36,7 @@ QDQ_OPS = frozenset({"QuantizeLinear", "DequantizeLinear"})
 EP_CONTEXT = ("com.microsoft", "EPContext")
 ONNX_MISSING = (
     "qnndoctor model reads models with the onnx package, which is not installed "
-    "in qnndoctor's environment: pip install \"qnndoctor[model]\""
+    'in qnndoctor\'s environment: pip install "qnndoctor[model]"'
 )
 
 
@@ -58,7 +58,11 @@ class TensorInfo:
         return tuple(i for i, d in enumerate(self.dims) if not isinstance(d, int) or d <= 0)
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "dtype": self.dtype, "dims": None if self.dims is None else list(self.dims)}
+        return {
+            "name": self.name,
+            "dtype": self.dtype,
+            "dims": None if self.dims is None else list(self.dims),
+        }
 
 
 @dataclass(frozen=True)
@@ -129,7 +133,9 @@ class ModelInfo:
             "op_counts": self.op_counts,
             "precision": self.precision,
             "ep_context_nodes": len(self.ep_contexts),
-            "external_data": [{"location": e.location, "exists": e.exists} for e in self.external_data],
+            "external_data": [
+                {"location": e.location, "exists": e.exists} for e in self.external_data
+            ],
         }
 
 
@@ -239,14 +245,14 @@ def read_model(path: str | Path) -> ModelInfo:
         ELEM_TYPES.get(t.data_type, f"type{t.data_type}") for t in graph.initializer
     )
     nodes = tuple((n.domain, n.op_type, n.name) for n in graph.node)
-    contexts = tuple(
-        _ep_context(n) for n in graph.node if (n.domain, n.op_type) == EP_CONTEXT
-    )
+    contexts = tuple(_ep_context(n) for n in graph.node if (n.domain, n.op_type) == EP_CONTEXT)
     return ModelInfo(
         path=path,
         size=len(data),
         ir_version=int(model.ir_version),
-        opsets={o.domain if o.domain != "ai.onnx" else "": int(o.version) for o in model.opset_import},
+        opsets={
+            o.domain if o.domain != "ai.onnx" else "": int(o.version) for o in model.opset_import
+        },
         producer=" ".join(p for p in (model.producer_name, model.producer_version) if p),
         inputs=tuple(_tensor(v) for v in graph.input),
         outputs=tuple(_tensor(v) for v in graph.output),

@@ -30,6 +30,7 @@ from ..target import Target
 CHILD = Path(__file__).resolve().parent / "placement_child.py"
 QNN = "QNNExecutionProvider"
 
+_IO_OFFLOAD = "is configured to not take"  # "... Q nodes that consume a graph input."
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _WARNING = re.compile(r"\[[WEF]:onnxruntime|<E>|<W>")
 _PLACED_ON = re.compile(r"Node\(s\) placed on \[(\w+)\]\. Number of nodes: (\d+)")
@@ -51,10 +52,18 @@ class Placement:
     partitions: int | None
     cpu_nodes: tuple[str, ...] = ()
     fallback_reasons: dict[str, str] = field(default_factory=dict)  # "Op:name" -> reason
+    # Graph-input Q and graph-output DQ that the EP leaves to the CPU on purpose
+    # (offload_graph_io_quantization, on by default in 2.x): not a fallback.
+    io_offloaded: tuple[str, ...] = ()
     timings: dict[str, Any] | None = None
     child: dict[str, Any] | None = None
     log_lines: tuple[str, ...] = ()
     exit_name: str | None = None
+
+    @property
+    def fell_back(self) -> tuple[str, ...]:
+        """CPU nodes that are a real fallback (not the EP's I/O offload)."""
+        return tuple(n for n in self.cpu_nodes if n not in self.io_offloaded)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -65,6 +74,7 @@ class Placement:
             "nodes_on_qnn": self.nodes_on_qnn,
             "partitions": self.partitions,
             "cpu_nodes": list(self.cpu_nodes),
+            "io_quantization_on_cpu": list(self.io_offloaded),
             "fallback_reasons": dict(self.fallback_reasons),
             "exit": self.exit_name,
             "log_lines": [line for line in self.log_lines if _WARNING.search(line)][-20:],
@@ -108,9 +118,11 @@ def placement_from_log(log: str) -> tuple[int, list[str]] | None:
     return partitions or 0, cpu
 
 
-def _from_child(
-    result: SmokeResult, stderr: str, nodes_in_file: int
-) -> Placement:
+def _io_offloaded(cpu: list[str], reasons: dict[str, str]) -> tuple[str, ...]:
+    return tuple(n for n in cpu if _IO_OFFLOAD in reasons.get(n, ""))
+
+
+def _from_child(result: SmokeResult, stderr: str, nodes_in_file: int) -> Placement:
     child = dict(result.child or {})
     reasons = fallback_reasons(stderr)
     common: dict[str, Any] = {
@@ -135,6 +147,7 @@ def _from_child(
             total - len(cpu),
             len(qnn_subgraphs),
             cpu_nodes=tuple(cpu),
+            io_offloaded=_io_offloaded(cpu, reasons),
             **common,
         )
     from_log = placement_from_log(stderr)
@@ -157,6 +170,7 @@ def _from_child(
         max(nodes_in_file - len(cpu), 0),
         partitions,
         cpu_nodes=tuple(cpu),
+        io_offloaded=_io_offloaded(cpu, reasons),
         **common,
     )
 

@@ -46,7 +46,9 @@ def _inputs(session: Any, np: Any) -> Dict[str, Any]:
     for arg in session.get_inputs():
         dtype = DTYPES.get(arg.type)
         if dtype is None:
-            raise TypeError("input %r has type %s: qnndoctor cannot make data for it" % (arg.name, arg.type))
+            raise TypeError(
+                "input %r has type %s: qnndoctor cannot make data for it" % (arg.name, arg.type)
+            )
         shape = [d if isinstance(d, int) and d > 0 else 1 for d in (arg.shape or [])]
         if dtype == "bool":
             feeds[arg.name] = rng.integers(0, 2, size=shape).astype(bool)

@@ -23,8 +23,10 @@ def render_text(doc: dict[str, Any], out: TextIO) -> None:
         return
     write(f"Model     {model.get('path')}  ({model.get('size')} bytes)\n")
     opsets = ", ".join(f"{d} {v}" for d, v in (model.get("opsets") or {}).items())
-    write(f"          IR {model.get('ir_version')}, opsets {opsets}; {model.get('nodes_total')} nodes; "
-          f"precision {model.get('precision')}\n")
+    write(
+        f"          IR {model.get('ir_version')}, opsets {opsets}; {model.get('nodes_total')} nodes; "
+        f"precision {model.get('precision')}\n"
+    )
     runtime = doc.get("runtime")
     if runtime:
         write(
@@ -34,7 +36,9 @@ def render_text(doc: dict[str, Any], out: TextIO) -> None:
         )
     context = doc.get("context")
     if context:
-        verdict = {True: "compatible", False: "NOT compatible", None: "not checked"}[context["compatible"]]
+        verdict = {True: "compatible", False: "NOT compatible", None: "not checked"}[
+            context["compatible"]
+        ]
         write(
             f"Context   QNN {context.get('qnn_build') or context.get('qnn_version')}, HTP "
             f"v{context.get('htp_arch')}, soc {context.get('soc')}: {verdict}\n"
@@ -46,11 +50,19 @@ def render_text(doc: dict[str, Any], out: TextIO) -> None:
                 f"Placement {placement['nodes_on_qnn']}/{placement['nodes_total']} nodes on QNN in "
                 f"{placement['partitions']} partition(s) (from {placement['method']})\n"
             )
+            offloaded = placement.get("io_quantization_on_cpu") or []
+            if offloaded:
+                write(
+                    f"          {', '.join(offloaded)} on the CPU by design: the EP leaves graph "
+                    "I/O quantization to the CPU (offload_graph_io_quantization=1, its default)\n"
+                )
         else:
             write(f"Placement {placement['status']}: {placement.get('reason')}\n")
         timings = doc.get("timings") or {}
         if timings.get("qnn") or timings.get("cpu"):
-            write(f"Timing    QNN {_ms(timings.get('qnn'))}\n          CPU {_ms(timings.get('cpu'))}\n")
+            write(
+                f"Timing    QNN {_ms(timings.get('qnn'))}\n          CPU {_ms(timings.get('cpu'))}\n"
+            )
     for note in doc.get("notes") or []:
         write(f"Note      {note}\n")
     findings = doc.get("findings") or []

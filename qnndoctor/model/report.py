@@ -29,7 +29,9 @@ def placement_findings(placement: Placement, context_compatible: bool | None) ->
         ]
     if placement.status == "failed":
         predicted = (
-            " This is the failure the context check predicted." if context_compatible is False else ""
+            " This is the failure the context check predicted."
+            if context_compatible is False
+            else ""
         )
         return [
             finding(
@@ -40,14 +42,17 @@ def placement_findings(placement: Placement, context_compatible: bool | None) ->
         ]
     if placement.status != "passed" or not placement.nodes_total:
         return []
-    share = (placement.nodes_on_qnn or 0) / placement.nodes_total
-    if not placement.cpu_nodes:
+    fell_back = placement.fell_back
+    if not fell_back:
         return []
+    # The EP's own I/O quantization offload is neither QNN's work nor a fallback.
+    compute = placement.nodes_total - len(placement.io_offloaded)
+    share = (placement.nodes_on_qnn or 0) / compute if compute > 0 else 0.0
     why = "; ".join(
         f"{node}: {placement.fallback_reasons.get(node, 'no reason logged')}"
-        for node in placement.cpu_nodes[:20]
+        for node in fell_back[:20]
     )
-    more = f" (and {len(placement.cpu_nodes) - 20} more)" if len(placement.cpu_nodes) > 20 else ""
+    more = f" (and {len(fell_back) - 20} more)" if len(fell_back) > 20 else ""
     kind = "model-mostly-on-cpu" if share < MOSTLY_CPU else "model-partly-on-cpu"
     return [
         finding(

@@ -110,7 +110,9 @@ def target_runtime(facts: Facts, matrix: Matrix) -> TargetRuntime:
         soc_source=soc.matched_by if soc else None,
         windows=platform == "win32",
         non_ascii_paths=tuple(
-            str(p.get("label", "")) + ": " + str(p.get("path", "")) if isinstance(p, dict) else str(p)
+            str(p.get("label", "")) + ": " + str(p.get("path", ""))
+            if isinstance(p, dict)
+            else str(p)
             for p in non_ascii
         ),
     )

@@ -85,7 +85,9 @@ def _assignment(session: Any) -> Optional[List[Dict[str, Any]]]:
     ]
 
 
-def add_qnn_provider(ort: Any, options: Any, backend: str, result: Dict[str, Any]) -> Dict[str, Any]:
+def add_qnn_provider(
+    ort: Any, options: Any, backend: str, result: Dict[str, Any]
+) -> Dict[str, Any]:
     """Puts the QNN EP on ``options`` the way this install needs (2.x plugin
     or 1.x monolithic), records what it found in ``result``, and returns the
     extra InferenceSession keyword arguments (1.x only). Shared with the
