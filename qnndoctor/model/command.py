@@ -111,6 +111,7 @@ def run_model(
         probe_run = run_probes(target, runner=runner, model=str(model.path.resolve()))
         runtime = target_runtime(probe_run.facts, matrix)
     except (TargetError, CouldNotCheck, OSError) as exc:
+        err.write(f"qnndoctor: could not check the target: {exc}\n")
         notes.append(f"target not probed ({exc}): only the model's own checks ran")
         target = None
     findings = [
@@ -159,4 +160,6 @@ def run_model(
         notes=notes,
     )
     _emit(doc, args, out)
+    if target is None:  # the model's own checks ran; the question "here?" was not answered
+        return exitcodes.COULD_NOT_CHECK
     return exit_code(findings, Severity.parse(args.fail_on))
