@@ -279,3 +279,14 @@ def test_text_output_names_placement_and_timing(cli: Cli, healthy_venv: Path) ->
     assert "Placement 4/6 nodes on QNN in 1 partition(s)" in result.out
     assert "QuantizeLinear:q_x, DequantizeLinear:dq_y on the CPU by design" in result.out
     assert "Timing    QNN median" in result.out and "No findings." in result.out
+
+
+def test_backend_that_does_not_load_is_an_error_not_a_quiet_cpu_run(
+    cli: Cli, healthy_venv: Path
+) -> None:
+    """The Linux x86-64 2.7.0 wheel ships no libQnnCpu.so: with CPU fallback
+    allowed the session quietly runs on the CPU; the report says why."""
+    code, doc = model_json(cli, str(QDQ_MODEL), "--python", str(healthy_venv), "--backend", "cpu")
+    assert code == 1 and doc["placement"]["nodes_on_qnn"] == 0
+    mostly = next(f for f in doc["findings"] if f["id"] == "model-mostly-on-cpu")
+    assert mostly["severity"] == "error" and "libQnnCpu.so" in mostly["explanation"]

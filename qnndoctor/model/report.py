@@ -10,6 +10,7 @@ from .. import __version__
 from ..findings import Severity
 from . import knowledge as K
 from .findings import ModelFinding, finding
+from ..smoke import first_error
 from .placement import Placement
 
 SCHEMA = "qnndoctor-model/1"
@@ -54,11 +55,16 @@ def placement_findings(placement: Placement, context_compatible: bool | None) ->
     )
     more = f" (and {len(fell_back) - 20} more)" if len(fell_back) > 20 else ""
     kind = "model-mostly-on-cpu" if share < MOSTLY_CPU else "model-partly-on-cpu"
+    # Nothing on QNN and an error logged: the EP itself failed (a backend that
+    # does not load) and the session quietly ran on the CPU.
+    logged = first_error(placement.log_lines) if not placement.nodes_on_qnn else None
     return [
         finding(
             kind,
             f"{placement.nodes_on_qnn} of {placement.nodes_total} nodes run on QNN in "
-            f"{placement.partitions} partition(s); on the CPU: {why}{more}.",
+            f"{placement.partitions} partition(s); on the CPU: {why}{more}."
+            + (f" The QNN EP took nothing; first error logged: {logged}" if logged else ""),
+            severity=Severity.ERROR if logged else None,
             fix="Fix what the reasons name (static shapes, supported operators, QDQ); each CPU "
             "node also splits the QNN graph.",
             evidence={
