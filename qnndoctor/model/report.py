@@ -8,9 +8,9 @@ from typing import Any
 
 from .. import __version__
 from ..findings import Severity
+from ..smoke import first_error
 from . import knowledge as K
 from .findings import ModelFinding, finding
-from ..smoke import first_error
 from .placement import Placement
 
 SCHEMA = "qnndoctor-model/1"
