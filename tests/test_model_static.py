@@ -206,3 +206,10 @@ def test_matrix_names_the_release_that_loads_a_newer_context() -> None:
 
     assert checks._first_release_with(load_or_empty(), Version("2.51.0")) == "2.7.0"
     assert checks._first_release_with(load_or_empty(), Version("2.47.0")) == "2.3.0"
+
+
+def test_every_model_finding_is_documented() -> None:
+    from qnndoctor.model.findings import KINDS
+
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "model.md").read_text("utf-8")
+    assert [k for k in KINDS if f"| `{k}` |" not in docs] == []
