@@ -43,10 +43,22 @@ def version_findings(model: ModelInfo, runtime: TargetRuntime | None) -> list[Mo
     ort = runtime.onnxruntime if runtime else None
     max_ir, max_opset, exact = K.ort_limits(ort)
     severity = None if exact else Severity.WARNING
-    measured = "measured" if exact else f"measured for an older release ({', '.join(K.ORT_LIMITS)})"
+    measured = (
+        "measured with that release"
+        if exact
+        else f"the limit of the newest older release measured ({', '.join(K.ORT_LIMITS)}); "
+        "this one may load more"
+    )
     opset = model.opsets.get("", 0)
     newer = _ort_for(model.ir_version, opset)
-    upgrade = f"install onnxruntime {newer} or newer, or " if newer else ""
+
+    def fix(rest: str) -> str:
+        return (
+            f"Install onnxruntime {newer} or newer, or {rest}"
+            if newer
+            else rest[:1].upper() + rest[1:]
+        )
+
     if max_ir is not None and model.ir_version > max_ir:
         found.append(
             finding(
@@ -54,8 +66,7 @@ def version_findings(model: ModelInfo, runtime: TargetRuntime | None) -> list[Mo
                 f"The model has IR version {model.ir_version}; onnxruntime {ort} loads up to IR "
                 f'{max_ir} ({measured}). Loading fails with "Unsupported model IR version". '
                 "An EPContext wrapper written by a newer onnxruntime has this problem.",
-                fix=f"{upgrade.capitalize()}re-export or re-compile the model with the onnxruntime "
-                "that will run it.",
+                fix=fix("re-export or re-compile the model with the onnxruntime that will run it."),
                 evidence={"model.ir_version": model.ir_version, "runtime.onnxruntime": ort},
                 sources=K.ORT_LIMITS_SOURCES,
                 severity=severity,
@@ -67,7 +78,7 @@ def version_findings(model: ModelInfo, runtime: TargetRuntime | None) -> list[Mo
                 "model-opset-too-new",
                 f"The model imports ai.onnx opset {opset}; onnxruntime {ort} implements up to "
                 f"{max_opset} ({measured}).",
-                fix=f"{upgrade.capitalize()}export the model with opset {max_opset} or lower.",
+                fix=fix(f"export the model with opset {max_opset} or lower."),
                 evidence={"model.opsets.ai.onnx": opset, "runtime.onnxruntime": ort},
                 sources=K.ORT_LIMITS_SOURCES,
                 severity=severity,

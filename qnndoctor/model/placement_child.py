@@ -19,7 +19,12 @@ import sys
 import time
 from typing import Any, Dict, List
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "smoke"))
+# The script's own folder (first on sys.path) holds qnndoctor modules with
+# plain names (runtime, context, report...) that must not shadow anything the
+# target imports: the smoke child's folder takes its place.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+sys.path.insert(0, os.path.join(os.path.dirname(_HERE), "smoke"))
 import child as smoke_child  # type: ignore[import-not-found]  # noqa: E402  (the smoke child, a sibling folder)
 
 # ORT's type strings -> numpy dtype names, for the random inputs.
