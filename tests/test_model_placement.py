@@ -92,3 +92,18 @@ def test_unusable_target_is_could_not_check_with_the_model_checks(cli: Cli, tmp_
     doc = result.json()
     assert doc["model"]["nodes_total"] == 6 and doc["runtime"] is None
     assert "Traceback" not in result.err
+
+
+def test_non_ascii_model_path_is_flagged_by_the_probes_too(cli: Cli, tmp_path: Path) -> None:
+    import shutil
+
+    folder = tmp_path / "モデル"
+    folder.mkdir()
+    model = folder / "qdq.onnx"
+    shutil.copy(QDQ_MODEL, model)
+    python = make_venv(tmp_path / "venv")
+    result = cli("model", str(model), "--python", str(python), "--json", "--no-redact")
+    assert result.code == 0
+    (flagged,) = [f for f in result.json()["findings"] if f["id"] == "model-non-ascii-path"]
+    assert flagged["severity"] == "info"  # a Linux target: harmless here, said so
+    assert "モデル" in flagged["explanation"]

@@ -198,6 +198,11 @@ def test_non_ascii_model_path_matters_on_windows(tmp_path: Path) -> None:
     (on_windows,) = checks.file_findings(model, runtime(windows=True))
     (elsewhere,) = checks.file_findings(model, runtime(windows=False))
     assert on_windows.severity.label == "warning" and elsewhere.severity.label == "info"
+    # The probe found a character the ANSI code page cannot represent: an error.
+    (unmappable,) = checks.file_findings(
+        model, runtime(windows=True, model_path_in_code_page=False, ansi_code_page="cp1252")
+    )
+    assert unmappable.severity.label == "error" and "cp1252" in unmappable.finding.explanation
     assert checks.file_findings(read_model(QDQ_MODEL), runtime(windows=True)) == []
 
 

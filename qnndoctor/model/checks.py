@@ -209,6 +209,8 @@ def file_findings(model: ModelInfo, runtime: TargetRuntime | None) -> list[Model
     text = str(model.path.resolve())
     if any(ord(c) > 127 for c in text):
         windows = bool(runtime and runtime.windows)
+        unmappable = windows and runtime is not None and runtime.model_path_in_code_page is False
+        code_page = runtime.ansi_code_page if runtime else None
         found.append(
             finding(
                 "model-non-ascii-path",
@@ -216,14 +218,20 @@ def file_findings(model: ModelInfo, runtime: TargetRuntime | None) -> list[Model
                 + (
                     'On Windows, onnxruntime and the QNN EP have failed on such paths with "No '
                     'mapping for the Unicode character exists in the target multi-byte code page" '
-                    "(fixed in onnxruntime in 2026)."
+                    "(fixed in onnxruntime in 2026)"
+                    + (
+                        f"; and this path has characters the ANSI code page {code_page} cannot "
+                        "represent."
+                        if unmappable
+                        else "."
+                    )
                     if windows
                     else "Harmless on this target; on Windows it has broken model loading."
                 ),
                 fix="Move the model (and its context binaries) to an ASCII-only folder.",
-                evidence={"model.path": text},
+                evidence={"model.path": text, "paths.ansi_code_page": code_page},
                 sources=NON_ASCII_SOURCES,
-                severity=None if windows else Severity.INFO,
+                severity=Severity.ERROR if unmappable else (None if windows else Severity.INFO),
             )
         )
     return found

@@ -24,7 +24,10 @@ class TargetRuntime:
     soc: str | None
     soc_source: str | None
     windows: bool
-    non_ascii_paths: tuple[str, ...] = ()
+    # The probe's verdict on the model path: False when a character of it has
+    # no mapping in the Windows ANSI code page (None: not flagged or unknown).
+    model_path_in_code_page: bool | None = None
+    ansi_code_page: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -109,10 +112,13 @@ def target_runtime(facts: Facts, matrix: Matrix) -> TargetRuntime:
         soc=soc.soc.part if soc else None,
         soc_source=soc.matched_by if soc else None,
         windows=platform == "win32",
-        non_ascii_paths=tuple(
-            str(p.get("label", "")) + ": " + str(p.get("path", ""))
-            if isinstance(p, dict)
-            else str(p)
-            for p in non_ascii
+        model_path_in_code_page=next(
+            (
+                p.get("encodable_in_ansi_code_page")
+                for p in non_ascii
+                if isinstance(p, dict) and p.get("label") == "model"
+            ),
+            None,
         ),
+        ansi_code_page=facts.value("paths", "ansi_code_page"),
     )
