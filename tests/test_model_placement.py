@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CliResult
+from helpers import onnx_models
 from helpers.fake_python import write_fake_python
 from helpers.wheels import make_venv
 
@@ -81,6 +82,7 @@ def test_target_without_onnxruntime_qnn_gets_static_checks_only(cli: Cli, tmp_pa
     python = make_venv(tmp_path / "venv")
     result = cli("model", str(QDQ_MODEL), "--python", str(python), "--json", "--no-redact")
     doc = result.json()
+    onnx_models.validate_model_document(doc)
     assert result.code == 0 and doc["placement"] is None
     assert doc["runtime"]["onnxruntime_qnn"] is None
     assert any("onnxruntime-qnn is not installed" in n for n in doc["notes"])
@@ -90,6 +92,7 @@ def test_unusable_target_is_could_not_check_with_the_model_checks(cli: Cli, tmp_
     result = cli("model", str(QDQ_MODEL), "--python", str(tmp_path / "missing"), "--json")
     assert result.code == 3 and "could not check the target" in result.err
     doc = result.json()
+    onnx_models.validate_model_document(doc)
     assert doc["model"]["nodes_total"] == 6 and doc["runtime"] is None
     assert "Traceback" not in result.err
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from conftest import CliResult
 from helpers import onnx_models
+from helpers.onnx_models import validate_model_document
 from helpers.wheels import make_venv, pip_install
 
 from qnndoctor.model.placement import placement_from_log, run_placement
@@ -47,7 +48,9 @@ def ep_context(tmp_path_factory: pytest.TempPathFactory, healthy_venv: Path) -> 
 def model_json(cli: Cli, *args: str) -> tuple[int, dict[str, Any]]:
     result = cli("model", *args, "--json", "--no-redact", "--runs", "3")
     assert "Traceback" not in result.err, result.err
-    return result.code, result.json()
+    doc = result.json()
+    validate_model_document(doc)
+    return result.code, doc
 
 
 def finding_ids(doc: Mapping[str, Any]) -> set[str]:

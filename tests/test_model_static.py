@@ -159,6 +159,7 @@ def test_bad_files_are_clear_errors(
     assert result.code == 3 and message in result.err and "Traceback" not in result.err
     as_json = cli("model", str(path), "--json")
     assert as_json.code == 3 and as_json.json()["error"]["kind"] == "could-not-check"
+    onnx_models.validate_model_document(as_json.json())
 
 
 def test_missing_file_and_folder_are_clear_errors(cli: Cli, tmp_path: Path) -> None:

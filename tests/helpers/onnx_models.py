@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -124,3 +125,16 @@ def compile_ep_context(
         timeout=300,
     )
     return target
+
+
+def validate_model_document(document: dict[str, Any]) -> None:
+    """Check a ``qnndoctor model --json`` document against the shipped schema."""
+    import json
+    from importlib import resources
+
+    import jsonschema
+
+    schema = json.loads(
+        resources.files("qnndoctor").joinpath("schema/model.schema.json").read_text("utf-8")
+    )
+    jsonschema.validate(document, schema)
