@@ -93,6 +93,11 @@ def test_ir_version_newer_than_the_target_runtime(tmp_path: Path) -> None:
     # A release newer than every measured one: only a warning (it may load more).
     (newer,) = checks.version_findings(model, runtime(onnxruntime="1.40.0"))
     assert newer.severity.label == "warning"
+    # A patch release of a measured minor version: the measured limit holds.
+    (patch,) = checks.version_findings(model, runtime(onnxruntime="1.24.1"))
+    assert patch.severity.label == "error"
+    # Older than every measured release: nothing is ruled out.
+    assert checks.version_findings(model, runtime(onnxruntime="1.16.3")) == []
     assert (
         checks.version_findings(
             read_model(onnx_models.relu_ir(tmp_path / "ir13.onnx", 13)), runtime()
@@ -102,7 +107,7 @@ def test_ir_version_newer_than_the_target_runtime(tmp_path: Path) -> None:
     # 1.22.1 loads up to IR 10: the shipped model (IR 7) is fine, IR 13 is not.
     assert checks.version_findings(read_model(QDQ_MODEL), runtime(onnxruntime="1.22.1")) == []
     old = checks.version_findings(read_model(tmp_path / "ir13.onnx"), runtime(onnxruntime="1.22.1"))
-    assert ids(old) == {"model-ir-too-new"} and "1.27.0" in (
+    assert ids(old) == {"model-ir-too-new"} and "1.24.4" in (
         old[0].finding.fix.text if old[0].finding.fix else ""
     )
 

@@ -44,10 +44,9 @@ def version_findings(model: ModelInfo, runtime: TargetRuntime | None) -> list[Mo
     max_ir, max_opset, exact = K.ort_limits(ort)
     severity = None if exact else Severity.WARNING
     measured = (
-        "measured with that release"
+        "measured with that minor release"
         if exact
-        else f"the limit of the newest older release measured ({', '.join(K.ORT_LIMITS)}); "
-        "this one may load more"
+        else "the limit of the newest older release measured; this one may load more"
     )
     opset = model.opsets.get("", 0)
     newer = _ort_for(model.ir_version, opset)

@@ -8,15 +8,23 @@ from __future__ import annotations
 
 from packaging.version import InvalidVersion, Version
 
-# Highest model IR version and ai.onnx opset that an onnxruntime release loads.
-# Measured here with the real wheels (a Relu model stamped with each IR
-# version / opset, loaded on the CPU EP); the error text is the proof:
-#   1.22.1: "Unsupported model IR version: 11, max supported IR version: 10";
-#           "Current official support for domain ai.onnx is till opset 22."
-#   1.27.0 and 1.31.1: "... IR version: 14, max supported IR version: 13";
-#           "... ai.onnx is till opset 26."
+# Highest model IR version and ai.onnx opset that an onnxruntime release loads,
+# per minor release (patch releases do not move them). Measured here with the
+# real Linux x86-64 wheels: a Relu model stamped with each IR version / opset,
+# loaded on the CPU EP; the error text is the proof, e.g. 1.23.2:
+# "Unsupported model IR version: 12, max supported IR version: 11" and
+# "Current official support for domain ai.onnx is till opset 23."
 ORT_LIMITS: dict[str, tuple[int, int]] = {
+    "1.17.3": (9, 20),
+    "1.18.1": (10, 21),
+    "1.19.2": (10, 21),
+    "1.20.1": (10, 21),
+    "1.21.1": (10, 22),
     "1.22.1": (10, 22),
+    "1.23.2": (11, 23),
+    "1.24.4": (13, 25),
+    "1.25.1": (13, 26),
+    "1.26.0": (13, 26),
     "1.27.0": (13, 26),
     "1.31.1": (13, 26),
 }
@@ -84,9 +92,10 @@ CONTEXT_SOURCES = (
 def ort_limits(version: str | None) -> tuple[int | None, int | None, bool]:
     """(max IR, max ai.onnx opset, exact) for an onnxruntime version.
 
-    A release between two measured ones gets the older one's limits (newer
-    runtimes never load less) and ``exact`` False; older than every measured
-    release or unparsable: (None, None, False), nothing is ruled out.
+    A measured minor release gives its limits (``exact``); a release between
+    two measured ones gets the older one's limits (newer runtimes never load
+    less) and ``exact`` False; older than every measured release or
+    unparsable: (None, None, False), nothing is ruled out.
     """
     if not version:
         return None, None, False
@@ -94,9 +103,13 @@ def ort_limits(version: str | None) -> tuple[int | None, int | None, bool]:
         wanted = Version(version)
     except InvalidVersion:
         return None, None, False
+    minor = wanted.release[:2]
     measured = sorted((Version(v), limits) for v, limits in ORT_LIMITS.items())
+    for found, (ir, opset) in measured:
+        if found.release[:2] == minor:
+            return ir, opset, True
     below = [(v, limits) for v, limits in measured if v <= wanted]
     if not below:
         return None, None, False
-    found, (ir, opset) = below[-1]
-    return ir, opset, found == wanted
+    _, (ir, opset) = below[-1]
+    return ir, opset, False
