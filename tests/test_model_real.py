@@ -293,3 +293,30 @@ def test_backend_that_does_not_load_is_an_error_not_a_quiet_cpu_run(
     assert code == 1 and doc["placement"]["nodes_on_qnn"] == 0
     mostly = next(f for f in doc["findings"] if f["id"] == "model-mostly-on-cpu")
     assert mostly["severity"] == "error" and "libQnnCpu.so" in mostly["explanation"]
+
+
+def test_relative_interpreter_path_and_an_input_without_random_data(
+    cli: Cli, healthy_venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child starts in a neutral folder: a relative --python must still work.
+    A sequence input: placement is measured, the timing says why it is missing."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("SequenceLength", ["s"], ["n"], name="length")],
+        "sequence_input",
+        [helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("n", TensorProto.INT64, [])],
+    )
+    model = tmp_path / "seq.onnx"
+    onnx.save(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8),
+        str(model),
+    )
+    venv_root = healthy_venv.parent.parent
+    monkeypatch.chdir(venv_root.parent)
+    code, doc = model_json(cli, str(model), "--python", f"{venv_root.name}/bin/python")
+    assert doc["placement"]["status"] == "passed" and doc["placement"]["nodes_total"] == 1
+    assert "cannot make data" in doc["timings"]["qnn"]["error"]["message"]
+    assert "model-session-failed" not in finding_ids(doc) and code == 0

@@ -84,6 +84,7 @@ def finding(
     sources: tuple[str, ...] = (),
     confidence: str = "high",
     severity: Severity | None = None,
+    title: str | None = None,
 ) -> ModelFinding:
     from ..findings import Evidence
 
@@ -92,7 +93,7 @@ def finding(
         Finding(
             id=kind.id,
             severity=severity or kind.severity,
-            title=kind.title,
+            title=title or kind.title,
             explanation=explanation,
             evidence=tuple(Evidence(k, v) for k, v in (evidence or {}).items()),
             fix=Fix(fix, commands) if fix else None,

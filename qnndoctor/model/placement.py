@@ -191,7 +191,10 @@ def run_placement(
     env = dict(os.environ)
     for variable in ("PYTHONINSPECT", "PYTHONSTARTUP"):
         env.pop(variable, None)
-    argv = [target.python, "-B", str(CHILD), str(model.resolve()), backend, str(runs)]
+    # Absolute (not resolved: a venv's python symlink must stay what it is), as
+    # the child starts in another working folder.
+    python = os.path.abspath(target.python) if os.sep in target.python else target.python  # noqa: PTH100
+    argv = [python, "-B", str(CHILD), str(model.resolve()), backend, str(runs)]
     # A neutral working folder, as for the smoke session.
     with tempfile.TemporaryDirectory(prefix="qnndoctor-model-") as cwd:
         completed = runner.run(argv, timeout=timeout, env=env, cwd=cwd)

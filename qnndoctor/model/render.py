@@ -11,7 +11,7 @@ def _ms(timing: dict[str, Any] | None) -> str:
     if not timing:
         return "-"
     if "error" in timing:
-        return "not runnable (" + str(timing["error"].get("message", ""))[:90] + ")"
+        return "not timed (" + str(timing["error"].get("message", ""))[:90] + ")"
     return f"median {timing['median_ms']} ms, first {timing['first_run_ms']} ms ({timing['runs']} runs)"
 
 

@@ -34,11 +34,16 @@ def placement_findings(placement: Placement, context_compatible: bool | None) ->
             if context_compatible is False
             else ""
         )
+        stage = (placement.child or {}).get("stage")
         return [
             finding(
                 "model-session-failed",
                 f"{placement.reason}.{predicted}",
-                evidence={"placement.stage": (placement.child or {}).get("stage")},
+                evidence={"placement.stage": stage},
+                # The session was created: it is the run (or the CPU comparison) that failed.
+                title="The model loaded but failed to run in the target"
+                if stage in ("run", "cpu")
+                else None,
             )
         ]
     if placement.status != "passed" or not placement.nodes_total:
