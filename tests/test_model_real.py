@@ -77,6 +77,7 @@ def test_shipped_qdq_model_runs_whole_on_qnn(cli: Cli, healthy_venv: Path) -> No
     assert timings["qnn"]["runs"] == 3 and timings["qnn"]["median_ms"] > 0
     assert timings["cpu"]["runs"] == 3 and timings["cpu"]["median_ms"] > 0
     assert finding_ids(doc) == set()
+    assert any("simulator" in note for note in doc["notes"])  # its QNN device is a CPU
 
 
 def test_dynamic_batch_float_model_falls_back_with_the_reason(

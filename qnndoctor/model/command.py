@@ -144,6 +144,12 @@ def run_model(
         )
         runtime = runtime.with_child(placement.child)
         log(f"placement: {placement.status}")
+        devices = (placement.child or {}).get("ep_devices") or []
+        if devices and all(str(d.get("device_type", "")).endswith("CPU") for d in devices):
+            notes.append(
+                "the QNN EP's device is a CPU (the x86-64 HTP simulator): QNN timings here "
+                "are the simulator's, not an NPU's"
+            )
     context_found, context = checks.context_findings(
         contexts, runtime, matrix, target.python if target else None
     )
