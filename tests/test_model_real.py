@@ -57,7 +57,7 @@ def finding_ids(doc: Mapping[str, Any]) -> set[str]:
     return {f["id"] for f in doc["findings"]}
 
 
-def test_shipped_qdq_model_runs_whole_on_qnn(cli: Cli, healthy_venv: Path) -> None:
+def test_shipped_qdq_model_computes_on_qnn_in_one_partition(cli: Cli, healthy_venv: Path) -> None:
     code, doc = model_json(cli, str(QDQ_MODEL), "--python", str(healthy_venv))
     assert code == 0, doc["findings"]
     placement = doc["placement"]
