@@ -344,7 +344,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "model":
         from .model.command import run_model
 
-        return run_model(args, sys.stdout, sys.stderr)
+        try:
+            return run_model(args, sys.stdout, sys.stderr)
+        except BrokenPipeError:  # `qnndoctor model x.onnx | head`: not our error
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return exitcodes.OK
     if args.command == "check":
         if args.timeout <= 0 or args.smoke_timeout <= 0:
             err_text = "qnndoctor: error: --timeout and --smoke-timeout must be positive\n"
