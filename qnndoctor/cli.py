@@ -184,6 +184,9 @@ def _parser() -> argparse.ArgumentParser:
         "--no-redact", action="store_true", help="keep user name, host name and home paths in JSON"
     )
     explain.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    from .model.command import add_parser as add_model_parser
+
+    add_model_parser(sub)
     return parser
 
 
@@ -370,6 +373,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from .explain import run_explain
 
         return run_explain(args, sys.stdout, sys.stderr)
+    if args.command == "model":
+        from .model.command import run_model
+
+        return run_model(args, sys.stdout, sys.stderr)
     if args.command == "check":
         if args.timeout <= 0 or args.smoke_timeout <= 0:
             err_text = "qnndoctor: error: --timeout and --smoke-timeout must be positive\n"

@@ -85,24 +85,13 @@ def _assignment(session: Any) -> Optional[List[Dict[str, Any]]]:
     ]
 
 
-def run(result: Dict[str, Any], model: str, expected_path: str, backend: str) -> None:
-    """Fills ``result`` as it goes, so a failure still reports how far it got."""
-    with open(expected_path, encoding="utf-8") as handle:
-        expected = json.load(handle)
-    result.update(backend=backend, timings_s={}, stage="import")
-    timings = result["timings_s"]
-    started = time.perf_counter()
-    import onnxruntime as ort
-
-    timings["import"] = round(time.perf_counter() - started, 4)
-    result["onnxruntime_version"] = getattr(ort, "__version__", None)
-    result["onnxruntime_path"] = os.path.dirname(getattr(ort, "__file__", "") or "")
-    options = ort.SessionOptions()
-    options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
-    options.add_session_config_entry("session.record_ep_graph_assignment_info", "1")
-    options.log_severity_level = 0  # verbose: the QNN lines are evidence
-    result["stage"] = "register"
-    started = time.perf_counter()
+def add_qnn_provider(
+    ort: Any, options: Any, backend: str, result: Dict[str, Any]
+) -> Dict[str, Any]:
+    """Puts the QNN EP on ``options`` the way this install needs (2.x plugin
+    or 1.x monolithic), records what it found in ``result``, and returns the
+    extra InferenceSession keyword arguments (1.x only). Shared with the
+    ``qnndoctor model`` placement child."""
     session_kwargs: Dict[str, Any] = {}
     try:
         import onnxruntime_qnn as plugin
@@ -147,6 +136,28 @@ def run(result: Dict[str, Any], model: str, expected_path: str, backend: str) ->
             "providers": ["QNNExecutionProvider"],
             "provider_options": [{"backend_path": backend_path}],
         }
+    return session_kwargs
+
+
+def run(result: Dict[str, Any], model: str, expected_path: str, backend: str) -> None:
+    """Fills ``result`` as it goes, so a failure still reports how far it got."""
+    with open(expected_path, encoding="utf-8") as handle:
+        expected = json.load(handle)
+    result.update(backend=backend, timings_s={}, stage="import")
+    timings = result["timings_s"]
+    started = time.perf_counter()
+    import onnxruntime as ort
+
+    timings["import"] = round(time.perf_counter() - started, 4)
+    result["onnxruntime_version"] = getattr(ort, "__version__", None)
+    result["onnxruntime_path"] = os.path.dirname(getattr(ort, "__file__", "") or "")
+    options = ort.SessionOptions()
+    options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+    options.add_session_config_entry("session.record_ep_graph_assignment_info", "1")
+    options.log_severity_level = 0  # verbose: the QNN lines are evidence
+    result["stage"] = "register"
+    started = time.perf_counter()
+    session_kwargs = add_qnn_provider(ort, options, backend, result)
     timings["register"] = round(time.perf_counter() - started, 4)
     result["stage"] = "session"
     started = time.perf_counter()

@@ -1,0 +1,79 @@
+"""Text rendering of the ``qnndoctor model`` document (JSON is printed as is)."""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+_MARK = {"error": "ERROR", "warning": "WARN ", "info": "info "}
+
+
+def _ms(timing: dict[str, Any] | None) -> str:
+    if not timing:
+        return "-"
+    if "error" in timing:
+        return "not timed (" + str(timing["error"].get("message", ""))[:90] + ")"
+    return f"median {timing['median_ms']} ms, first {timing['first_run_ms']} ms ({timing['runs']} runs)"
+
+
+def render_text(doc: dict[str, Any], out: TextIO) -> None:
+    model = doc.get("model") or {}
+    write = out.write
+    if doc.get("error"):
+        write(f"qnndoctor model: could not check: {doc['error']['message']}\n")
+        return
+    write(f"Model     {model.get('path')}  ({model.get('size')} bytes)\n")
+    opsets = ", ".join(f"{d} {v}" for d, v in (model.get("opsets") or {}).items())
+    write(
+        f"          IR {model.get('ir_version')}, opsets {opsets}; {model.get('nodes_total')} nodes; "
+        f"precision {model.get('precision')}\n"
+    )
+    runtime = doc.get("runtime")
+    if runtime:
+        write(
+            f"Runtime   onnxruntime {runtime.get('onnxruntime')}, onnxruntime-qnn "
+            f"{runtime.get('onnxruntime_qnn')} (QNN {runtime.get('qnn_version')}); chip "
+            f"{runtime.get('soc') or 'unknown'} (HTP {('v' + str(runtime['htp_arch'])) if runtime.get('htp_arch') else 'arch unknown'})\n"
+        )
+    context = doc.get("context")
+    if context:
+        verdict = {True: "compatible", False: "NOT compatible", None: "not checked"}[
+            context["compatible"]
+        ]
+        write(
+            f"Context   QNN {context.get('qnn_build') or context.get('qnn_version')}, HTP "
+            f"v{context.get('htp_arch')}, soc {context.get('soc')}: {verdict}\n"
+        )
+    placement = doc.get("placement")
+    if placement:
+        if placement["status"] == "passed" and placement.get("nodes_total") is not None:
+            write(
+                f"Placement {placement['nodes_on_qnn']}/{placement['nodes_total']} nodes on QNN in "
+                f"{placement['partitions']} partition(s) (from {placement['method']})\n"
+            )
+            offloaded = placement.get("io_quantization_on_cpu") or []
+            if offloaded:
+                write(
+                    f"          {', '.join(offloaded)} on the CPU by design: the EP leaves graph "
+                    "I/O quantization to the CPU (offload_graph_io_quantization=1, its default)\n"
+                )
+        else:
+            write(f"Placement {placement['status']}: {placement.get('reason')}\n")
+        timings = doc.get("timings") or {}
+        if timings.get("qnn") or timings.get("cpu"):
+            write(
+                f"Timing    QNN {_ms(timings.get('qnn'))}\n          CPU {_ms(timings.get('cpu'))}\n"
+            )
+    for note in doc.get("notes") or []:
+        write(f"Note      {note}\n")
+    findings = doc.get("findings") or []
+    write("\n" if findings else "\nNo findings.\n")
+    for item in findings:
+        write(f"{_MARK.get(item['severity'], item['severity'])} {item['id']}: {item['title']}\n")
+        write(f"      {item['explanation']}\n")
+        fix = item.get("fix")
+        if fix:
+            write(f"      fix: {fix['text']}\n")
+            for command in fix.get("commands") or []:
+                write(f"        {command}\n")
+        if item.get("sources"):
+            write(f"      sources ({item['confidence']}): {' '.join(item['sources'])}\n")

@@ -1,0 +1,140 @@
+"""Small real ONNX models for the ``qnndoctor model`` tests, built with ``onnx``,
+and EPContext models compiled by a real onnxruntime-qnn in a target venv."""
+
+from __future__ import annotations
+
+import subprocess
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def _save(model: onnx.ModelProto, path: Path) -> Path:
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    return path
+
+
+def dynamic_batch_float(path: Path) -> Path:
+    """float32 MatMul + Relu with a symbolic batch dimension."""
+    weight = numpy_helper.from_array(np.arange(16, dtype=np.float32).reshape(4, 4) / 16, "w")
+    graph = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["x", "w"], ["a"], name="mm"),
+            helper.make_node("Relu", ["a"], ["y"], name="relu"),
+        ],
+        "dynamic_batch",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4])],
+        initializer=[weight],
+    )
+    return _save(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), path
+    )
+
+
+def fp16(path: Path) -> Path:
+    """float16 Mul + Relu, static shapes."""
+    weight = numpy_helper.from_array(np.linspace(0, 1, 16, dtype=np.float16).reshape(4, 4), "w")
+    graph = helper.make_graph(
+        [
+            helper.make_node("Mul", ["x", "w"], ["a"], name="mul"),
+            helper.make_node("Relu", ["a"], ["y"], name="relu"),
+        ],
+        "fp16",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [4, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [4, 4])],
+        initializer=[weight],
+    )
+    return _save(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), path
+    )
+
+
+def with_det(path: Path) -> Path:
+    """Relu -> Det -> Sigmoid: Det is not a QNN EP operator."""
+    graph = helper.make_graph(
+        [
+            helper.make_node("Relu", ["x"], ["a"], name="relu_in"),
+            helper.make_node("Det", ["a"], ["b"], name="det"),
+            helper.make_node("Sigmoid", ["b"], ["y"], name="sigmoid_out"),
+        ],
+        "with_det",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])],
+    )
+    return _save(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), path
+    )
+
+
+def relu_ir(path: Path, ir_version: int) -> Path:
+    """A one-node model stamped with the given IR version."""
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu")],
+        "relu",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
+    )
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=ir_version
+    )
+    onnx.save(model, str(path))  # no checker: IR 14 may be newer than this onnx checks
+    return path
+
+
+_COMPILE = textwrap.dedent(
+    """
+    import sys, onnxruntime as ort, onnxruntime_qnn as qnn
+    source, target, embed = sys.argv[1:4]
+    extra = dict(a.split("=", 1) for a in sys.argv[4:])
+    ort.register_execution_provider_library("QNNExecutionProvider", qnn.get_library_path())
+    devices = [d for d in ort.get_ep_devices() if d.ep_name == "QNNExecutionProvider"]
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    options.add_session_config_entry("ep.context_enable", "1")
+    options.add_session_config_entry("ep.context_file_path", target)
+    options.add_session_config_entry("ep.context_embed_mode", embed)
+    options.add_provider_for_devices(devices, dict(backend_type="htp", **extra))
+    ort.InferenceSession(source, sess_options=options)
+    """
+)
+
+
+def compile_ep_context(
+    python: Path, source: Path, target: Path, *, embed: bool = False, **provider_options: str
+) -> Path:
+    """Compile ``source`` into an EPContext model with the real QNN EP of ``python``."""
+    subprocess.run(
+        [
+            str(python),
+            "-c",
+            _COMPILE,
+            str(source),
+            str(target),
+            "1" if embed else "0",
+            *(f"{k}={v}" for k, v in provider_options.items()),
+        ],
+        check=True,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=300,
+    )
+    return target
+
+
+def validate_model_document(document: dict[str, Any]) -> None:
+    """Check a ``qnndoctor model --json`` document against the shipped schema."""
+    import json
+    from importlib import resources
+
+    import jsonschema
+
+    schema = json.loads(
+        resources.files("qnndoctor").joinpath("schema/model.schema.json").read_text("utf-8")
+    )
+    jsonschema.validate(document, schema)
