@@ -193,3 +193,15 @@ def test_rediagnosis_rematches_smoke_signatures(
     assert again["smoke"]["signatures"][0] == "truncated-qnn-library-sigbus"
     crashed = next(f for f in again["findings"] if f["id"] == "smoke-crashed")
     assert "truncated QNN library" in crashed["explanation"]
+
+
+def test_a_relative_interpreter_path_reaches_the_smoke_child(
+    cli: Cli, healthy_venv: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--python venv/bin/python` from the venv's parent folder: the smoke child
+    runs in a temporary folder, so the path must not stay relative."""
+    monkeypatch.chdir(healthy_venv.parent.parent.parent)
+    relative = healthy_venv.relative_to(healthy_venv.parent.parent.parent)
+    report = cli("check", "--python", str(relative), "--json").json()
+    assert Path(report["target"]["python"]).is_absolute()
+    assert report["smoke"]["status"] == "passed"
