@@ -1,0 +1,205 @@
+"""Containing everything a child process starts, so that nothing outlives it.
+
+Killing the child's process tree is not enough: a grandchild that double-forks
+into its own session is re-parented away from the tree (to init, or to the
+nearest subreaper) and keeps running after qnndoctor returns.
+
+- POSIX (Linux, macOS): every child gets a unique marker in its environment,
+  which its descendants inherit; after the child ends, every process created
+  since its start that carries the marker is killed (``MarkerSweep``). This
+  needs no process-wide state in qnndoctor's own process (a
+  ``PR_SET_CHILD_SUBREAPER`` parent would also adopt every orphan of an
+  application that embeds qnndoctor). A descendant that scrubs its whole
+  environment escapes it; that is the limit of this best-effort method.
+- Windows: the child is put in a Job Object with kill-on-job-close; closing
+  the job kills every process in it (``JobObject``), behind a small seam
+  (``Kernel32``) so the calls can be tested off Windows. The marker sweep runs
+  as well.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import uuid
+from collections.abc import MutableMapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+MARKER_VARIABLE = "QNNDOCTOR_CONTAINMENT"
+
+# Grace for clock granularity: a process's create_time is rounded (Linux: clock ticks).
+_CREATE_TIME_SLACK_S = 1.0
+
+
+class Containment(Protocol):
+    """One child's containment: set up before the start, swept after the end."""
+
+    def prepare(self, env: MutableMapping[str, str]) -> None:
+        """Adjust the child's environment before it starts."""
+
+    def attach(self, pid: int, handle: Any) -> None:
+        """The child has started (``handle``: the Windows process handle, if any)."""
+
+    def sweep(self) -> tuple[int, ...]:
+        """Kill everything the child started that is still alive; the pids killed."""
+
+
+@dataclass
+class MarkerSweep:
+    """The environment-marker sweep (see the module docstring)."""
+
+    marker: str = field(default_factory=lambda: uuid.uuid4().hex)
+    started: float = field(default_factory=time.time)
+    swallowed: list[str] = field(default_factory=list)
+
+    def prepare(self, env: MutableMapping[str, str]) -> None:
+        env[MARKER_VARIABLE] = self.marker
+        self.started = time.time()
+
+    def attach(self, pid: int, handle: Any) -> None:
+        return None
+
+    def marked(self) -> list[Any]:
+        """Live processes that carry this session's marker."""
+        import psutil
+
+        found = []
+        me = os.getpid()
+        since = self.started - _CREATE_TIME_SLACK_S
+        for proc in psutil.process_iter(["create_time"]):
+            created = proc.info.get("create_time")
+            if proc.pid == me or created is None or created < since:
+                continue
+            try:
+                if proc.environ().get(MARKER_VARIABLE) == self.marker:
+                    found.append(proc)
+            except (psutil.NoSuchProcess, psutil.ZombieProcess):
+                continue
+            except (psutil.AccessDenied, OSError) as exc:  # another user's process: not ours
+                self.swallowed.append(f"pid {proc.pid}: {type(exc).__name__}")
+        return found
+
+    def sweep(self) -> tuple[int, ...]:
+        import psutil
+
+        killed: list[int] = []
+        # Twice: a process forking at the moment of the first pass has a
+        # child the second pass sees.
+        for _ in range(2):
+            victims = self.marked()
+            if not victims:
+                break
+            for proc in victims:
+                try:
+                    proc.kill()
+                    killed.append(proc.pid)
+                except (psutil.NoSuchProcess, psutil.AccessDenied):
+                    continue
+            psutil.wait_procs(victims, timeout=0.3)
+        return tuple(sorted(set(killed)))
+
+
+class Kernel32(Protocol):
+    """The four kernel32 calls a Job Object needs (the seam for tests)."""
+
+    def CreateJobObjectW(self, attributes: Any, name: Any) -> int: ...
+    def SetInformationJobObject(self, job: int, info_class: int, info: Any, size: int) -> int: ...
+    def AssignProcessToJobObject(self, job: int, process: int) -> int: ...
+    def CloseHandle(self, handle: int) -> int: ...
+
+
+JOB_OBJECT_EXTENDED_LIMIT_INFORMATION = 9
+JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE = 0x2000
+
+
+def _extended_limit_information() -> Any:
+    """A JOBOBJECT_EXTENDED_LIMIT_INFORMATION with kill-on-job-close set."""
+    import ctypes
+
+    class IoCounters(ctypes.Structure):
+        _fields_ = [(n, ctypes.c_ulonglong) for n in ("r", "w", "o", "rb", "wb", "ob")]
+
+    class BasicLimits(ctypes.Structure):
+        _fields_ = [
+            ("PerProcessUserTimeLimit", ctypes.c_longlong),
+            ("PerJobUserTimeLimit", ctypes.c_longlong),
+            ("LimitFlags", ctypes.c_uint32),
+            ("MinimumWorkingSetSize", ctypes.c_size_t),
+            ("MaximumWorkingSetSize", ctypes.c_size_t),
+            ("ActiveProcessLimit", ctypes.c_uint32),
+            ("Affinity", ctypes.c_size_t),
+            ("PriorityClass", ctypes.c_uint32),
+            ("SchedulingClass", ctypes.c_uint32),
+        ]
+
+    class ExtendedLimits(ctypes.Structure):
+        _fields_ = [
+            ("BasicLimitInformation", BasicLimits),
+            ("IoInfo", IoCounters),
+            ("ProcessMemoryLimit", ctypes.c_size_t),
+            ("JobMemoryLimit", ctypes.c_size_t),
+            ("PeakProcessMemoryUsed", ctypes.c_size_t),
+            ("PeakJobMemoryUsed", ctypes.c_size_t),
+        ]
+
+    info = ExtendedLimits()
+    info.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+    return info
+
+
+@dataclass
+class JobObject:
+    """Windows: the child in a kill-on-close Job Object, plus the marker sweep.
+
+    The child is assigned right after it starts (``subprocess`` cannot start
+    it suspended); what it starts from then on is in the job.
+    """
+
+    kernel32: Kernel32
+    make_info: Any = _extended_limit_information
+    markers: MarkerSweep = field(default_factory=MarkerSweep)
+    job: int | None = None
+    errors: list[str] = field(default_factory=list)
+
+    def prepare(self, env: MutableMapping[str, str]) -> None:
+        self.markers.prepare(env)
+        job = self.kernel32.CreateJobObjectW(None, None)
+        if not job:
+            self.errors.append("CreateJobObjectW failed")
+            return
+        info = self.make_info()
+        import ctypes
+
+        size = ctypes.sizeof(info) if isinstance(info, ctypes.Structure) else 0
+        ref = ctypes.byref(info) if isinstance(info, ctypes.Structure) else info
+        if not self.kernel32.SetInformationJobObject(
+            job, JOB_OBJECT_EXTENDED_LIMIT_INFORMATION, ref, size
+        ):
+            self.errors.append("SetInformationJobObject failed")
+            self.kernel32.CloseHandle(job)
+            return
+        self.job = job
+
+    def attach(self, pid: int, handle: Any) -> None:
+        if self.job is not None and not self.kernel32.AssignProcessToJobObject(
+            self.job, int(handle)
+        ):
+            self.errors.append(f"AssignProcessToJobObject failed for pid {pid}")
+
+    def sweep(self) -> tuple[int, ...]:
+        if self.job is not None:
+            self.kernel32.CloseHandle(self.job)  # kill-on-close ends every process in it
+            self.job = None
+        return self.markers.sweep()
+
+
+def for_this_platform() -> Containment:
+    """The best containment available here."""
+    if sys.platform == "win32":
+        import ctypes
+
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined,unused-ignore]
+        return JobObject(kernel32=kernel32)
+    return MarkerSweep()
