@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import json
 import os
 import sys
 import threading
@@ -171,13 +170,15 @@ def _exit_code(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not an exit code: {text!r}") from exc
 
 
-def _could_not_check_document(message: str, target: dict[str, str] | None) -> dict[str, Any]:
+def _could_not_check_document(
+    message: str, target: dict[str, str] | None, kind: str = "could-not-check"
+) -> dict[str, Any]:
     return {
         "schema_version": REPORT_SCHEMA_VERSION,
         "tool": {"name": "qnndoctor", "version": __version__},
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "target": target,
-        "error": {"kind": "could-not-check", "message": message},
+        "error": {"kind": kind, "message": message},
         "facts": {},
         "findings": [],
         "skipped_checks": [],
@@ -195,20 +196,10 @@ def _list_findings(out: TextIO) -> int:
 
 
 def _load_saved(path: str) -> tuple[Any, Any]:
-    from .facts import Facts, ProbeFacts
-    from .target import Target
+    """A saved report's target and facts; ``saved.SavedReportError`` if unusable."""
+    from .saved import load_report
 
-    data = json.loads(Path(path).read_text("utf-8"))
-    if not isinstance(data, dict) or data.get("schema_version") != REPORT_SCHEMA_VERSION:
-        raise ValueError(f"{path}: not a qnndoctor schema_version {REPORT_SCHEMA_VERSION} report")
-    target = data.get("target") or {}
-    facts = Facts.from_json(data.get("facts") or {})
-    if isinstance(data.get("smoke"), dict):
-        facts = facts.with_probe(ProbeFacts("smoke", "ok", values=data["smoke"]))
-    return (
-        Target(str(target.get("python")), f"saved report {path} ({target.get('how_chosen')})"),
-        facts,
-    )
+    return load_report(path)
 
 
 def _smoke_facts(
@@ -257,6 +248,7 @@ def run_check(
         return _list_findings(out)
     warm = threading.Thread(target=_warm_imports, args=(args.format,), daemon=True)
     from .collect import CouldNotCheck, run_probes
+    from .saved import SavedReportError
     from .target import TargetError, resolve
 
     started = time.perf_counter()
@@ -272,6 +264,14 @@ def run_check(
             facts = probe_run.facts
             log(f"probes finished in {probe_run.completed.duration_s:.3f} s")
             facts = facts.with_probe(_smoke_facts(args, target, facts, runner, log))
+    except SavedReportError as exc:
+        # Bad input, not a machine that could not be checked: exit code 2.
+        err.write(f"qnndoctor: error: --from-report: {exc}\n")
+        if args.format == "json":
+            from .render import renderer
+
+            renderer("json")(_could_not_check_document(str(exc), None, "bad-input"), out)
+        return exitcodes.USAGE
     except (TargetError, CouldNotCheck, OSError, ValueError) as exc:
         err.write(f"qnndoctor: could not check: {exc}\n")
         if isinstance(exc, CouldNotCheck) and exc.completed is not None and args.verbose:
@@ -302,11 +302,12 @@ def run_check(
         return exitcodes.COULD_NOT_CHECK
     if not matrix.socs:
         err.write(f"qnndoctor: warning: matrix {matrix.source}\n")
-    for note in matrix.notes:
-        log(f"matrix: {note}")
+    for note in matrix.notes:  # which matrix is used, and why (never silent)
+        err.write(f"qnndoctor: warning: matrix: {note}\n")
     report = build(target, facts, matrix)
     log(f"diagnosed in {time.perf_counter() - started:.3f} s")
     document = report.to_json()
+    document["matrix"].update(releases=matrix.releases_source, notes=list(matrix.notes))
     if args.format in ("json", "markdown") and not args.no_redact:
         from .redact import redact_document
 

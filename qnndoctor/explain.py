@@ -91,7 +91,16 @@ def run_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except signatures.CatalogueError as exc:
         err.write(f"qnndoctor: {exc}\n")
         return exitcodes.COULD_NOT_CHECK
-    facts, source = _facts(args, err)
+    from .saved import SavedReportError
+
+    try:
+        facts, source = _facts(args, err)
+    except SavedReportError as exc:
+        err.write(f"qnndoctor: error: --from-report: {exc}\n")
+        if args.json:
+            error = {"kind": "bad-input", "message": str(exc)}
+            out.write(json.dumps({"schema_version": 1, "error": error}, indent=2) + "\n")
+        return exitcodes.USAGE
     document = explain(text, args.exit_code, facts, source)
     if args.json:
         if not args.no_redact:

@@ -9,9 +9,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import __version__, exitcodes, matrixdata
+from . import __version__, exitcodes, matrix_check, matrixdata, safejson
 from .redact import redact_document
-from .releases import ReleasesError, parse
+from .releases import ReleasesError
 
 
 def _dump(document: dict[str, Any], out: TextIO) -> None:
@@ -20,10 +20,13 @@ def _dump(document: dict[str, Any], out: TextIO) -> None:
 
 def _matrix(args: argparse.Namespace, err: TextIO) -> matrixdata.Matrix | None:
     try:
-        return matrixdata.load(None, args.matrix)
+        matrix = matrixdata.load(None, args.matrix)
     except matrixdata.MatrixError as exc:
         err.write(f"qnndoctor: matrix: {exc}\n")
         return None
+    for note in matrix.notes:  # which matrix is used, and why (never silent)
+        err.write(f"qnndoctor: warning: matrix: {note}\n")
+    return matrix
 
 
 def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
@@ -173,17 +176,19 @@ def update_from(url: str, *, max_bytes: int, verify: Any = True, timeout: float 
     except httpx.HTTPError as exc:
         raise UpdateError(f"download failed: {type(exc).__name__}: {exc}") from exc
     try:
-        document = json.loads(bytes(body).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise UpdateError(f"not JSON: {exc}") from exc
+        document = safejson.loads(bytes(body), "the download")
+    except safejson.BadJSON as exc:
+        raise UpdateError(str(exc)) from exc
     _validate(document)
     folder = matrixdata.user_matrix_dir()
     folder.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(dir=folder, prefix=".releases-", suffix=".json")
-    with os.fdopen(handle, "w", encoding="utf-8") as stream:
-        json.dump(document, stream, indent=1)
+    data = json.dumps(document, indent=1).encode("utf-8")
+    with os.fdopen(handle, "wb") as stream:
+        stream.write(data)
     target = folder / "releases.json"
     Path(temp).replace(target)
+    matrix_check.stamp(target, data)  # checked just now: later runs need not re-check
     return target
 
 
@@ -192,24 +197,10 @@ class UpdateError(Exception):
 
 
 def _validate(document: Any) -> None:
-    import jsonschema
-
-    from ._layout import package_dir
-
-    folder = package_dir("matrix")
-    if folder is None:
-        raise UpdateError("the bundled schema is missing from this installation")
-    schema = json.loads((folder / "releases.schema.json").read_text("utf-8"))
     try:
-        jsonschema.validate(document, schema)
-    except jsonschema.ValidationError as exc:
-        raise UpdateError(f"does not match the releases schema: {exc.message}") from exc
-    try:
-        matrix = parse(document, None, eager=True)
+        matrix_check.check_document(document)
     except ReleasesError as exc:
         raise UpdateError(str(exc)) from exc
-    if not matrix.releases:
-        raise UpdateError("contains no releases")
 
 
 def run_matrix(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -105,9 +105,12 @@ def test_update_installs_a_valid_matrix_and_it_is_used(
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        (b"not json at all", "not JSON"),
+        (b"not json at all", "not valid JSON"),
         (b'{"schema_version": 1, "releases": "nope"}', "does not match the releases schema"),
         (b"{" + b" " * 2_000_000 + b"}", "byte limit"),
+        (b"[" * 200_000 + b"]" * 200_000, "nested too deeply"),
+        (b'{"a":' * 500 + b"1" + b"}" * 500, "nested deeper than 64 levels"),
+        (json.dumps({**BUNDLED, "releases": []}).encode(), "contains no releases"),
     ],
 )
 def test_bad_downloads_are_refused_and_nothing_changes(
@@ -137,7 +140,7 @@ def test_a_corrupt_cached_matrix_falls_back_to_the_bundled_one(user_cache: Path)
     (user_cache / "releases.json").write_text('{"releases": [{"version": "x"}]}')
     loaded = matrixdata.load()
     assert "bundled" in (loaded.releases_source or "")
-    assert any("ignored updated matrix" in note for note in loaded.notes)
+    assert any("ignored the updated matrix" in note for note in loaded.notes)
 
 
 def test_matrix_cli_show_and_update_errors(cli: Cli, user_cache: Path) -> None:
