@@ -130,6 +130,13 @@ def _parser() -> argparse.ArgumentParser:
     matrix.add_argument(
         "--max-bytes", type=int, default=16 * 1024 * 1024, help="update: refuse larger downloads"
     )
+    matrix.add_argument(
+        "--deadline",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="update: give up if the whole download takes longer (default 120)",
+    )
     explain = sub.add_parser(
         "explain", help="classify an error message or log against the failure-signature catalogue"
     )

@@ -151,30 +151,72 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return exitcodes.OK
 
 
-def update_from(url: str, *, max_bytes: int, verify: Any = True, timeout: float = 30.0) -> Path:
+def _download(
+    url: str, *, max_bytes: int, verify: Any, timeout: float, deadline: float
+) -> bytes:
+    """The body at ``url``, within ``deadline`` seconds in all.
+
+    ``timeout`` bounds each read; a server that drips a byte now and then
+    never trips it, so the download runs in a worker thread and is abandoned
+    at the deadline (the worker stops at its next chunk or read timeout).
+    """
+    import threading
+
+    import httpx
+
+    body = bytearray()
+    failure: list[BaseException] = []
+    abandoned = threading.Event()
+
+    def work() -> None:
+        try:
+            with (
+                httpx.Client(verify=verify, timeout=timeout, follow_redirects=True) as client,
+                client.stream("GET", url, headers={"Accept": "application/json"}) as response,
+            ):
+                if response.url.scheme != "https":
+                    raise UpdateError(f"redirected to a non-HTTPS URL: {response.url}")
+                if response.status_code != 200:
+                    raise UpdateError(f"HTTP {response.status_code} from {url}")
+                for chunk in response.iter_bytes():
+                    if abandoned.is_set():
+                        return
+                    body.extend(chunk)
+                    if len(body) > max_bytes:
+                        raise UpdateError(f"larger than the {max_bytes} byte limit")
+        except httpx.HTTPError as exc:
+            failure.append(UpdateError(f"download failed: {type(exc).__name__}: {exc}"))
+        except UpdateError as exc:
+            failure.append(exc)
+
+    worker = threading.Thread(target=work, name="matrix-update", daemon=True)
+    worker.start()
+    worker.join(deadline)
+    if worker.is_alive():
+        abandoned.set()
+        raise UpdateError(
+            f"the download did not finish within {deadline:g} s "
+            f"({len(body)} bytes received); the server is too slow or stalling"
+        )
+    if failure:
+        raise failure[0]
+    return bytes(body)
+
+
+def update_from(
+    url: str,
+    *,
+    max_bytes: int,
+    verify: Any = True,
+    timeout: float = 30.0,
+    deadline: float = 120.0,
+) -> Path:
     """Download a releases.json over HTTPS into the user cache, after checking
     it is data of the right shape. Raises ``UpdateError``; the bundled matrix
     stays in use until a download fully passes."""
-    import httpx
-
     if not url.lower().startswith("https://"):
         raise UpdateError("only https:// URLs are accepted")
-    body = bytearray()
-    try:
-        with (
-            httpx.Client(verify=verify, timeout=timeout, follow_redirects=True) as client,
-            client.stream("GET", url, headers={"Accept": "application/json"}) as response,
-        ):
-            if response.url.scheme != "https":
-                raise UpdateError(f"redirected to a non-HTTPS URL: {response.url}")
-            if response.status_code != 200:
-                raise UpdateError(f"HTTP {response.status_code} from {url}")
-            for chunk in response.iter_bytes():
-                body += chunk
-                if len(body) > max_bytes:
-                    raise UpdateError(f"larger than the {max_bytes} byte limit")
-    except httpx.HTTPError as exc:
-        raise UpdateError(f"download failed: {type(exc).__name__}: {exc}") from exc
+    body = _download(url, max_bytes=max_bytes, verify=verify, timeout=timeout, deadline=deadline)
     try:
         document = safejson.loads(bytes(body), "the download")
     except safejson.BadJSON as exc:
@@ -210,7 +252,7 @@ def run_matrix(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write("qnndoctor: matrix update needs --from URL\n")
         return exitcodes.USAGE
     try:
-        path = update_from(args.source_url, max_bytes=args.max_bytes)
+        path = update_from(args.source_url, max_bytes=args.max_bytes, deadline=args.deadline)
     except UpdateError as exc:
         err.write(f"qnndoctor: matrix update refused, keeping the current matrix: {exc}\n")
         return exitcodes.COULD_NOT_CHECK
