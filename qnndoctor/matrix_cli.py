@@ -151,9 +151,7 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return exitcodes.OK
 
 
-def _download(
-    url: str, *, max_bytes: int, verify: Any, timeout: float, deadline: float
-) -> bytes:
+def _download(url: str, *, max_bytes: int, verify: Any, timeout: float, deadline: float) -> bytes:
     """The body at ``url``, within ``deadline`` seconds in all.
 
     ``timeout`` bounds each read; a server that drips a byte now and then
