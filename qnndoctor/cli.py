@@ -178,9 +178,12 @@ def _exit_code(text: str) -> int:
 
 
 def _could_not_check_document(
-    message: str, target: dict[str, str] | None, kind: str = "could-not-check"
+    message: str,
+    target: dict[str, str] | None,
+    kind: str = "could-not-check",
+    redact: bool = True,
 ) -> dict[str, Any]:
-    return {
+    document = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "tool": {"name": "qnndoctor", "version": __version__},
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -192,6 +195,11 @@ def _could_not_check_document(
         "smoke": None,
         "recommendation": None,
     }
+    if not redact:  # an error message names paths too: redacted like any report
+        return document
+    from .redact import redact_document
+
+    return redact_document(document)
 
 
 def _list_findings(out: TextIO) -> int:
@@ -277,7 +285,9 @@ def run_check(
         if args.format == "json":
             from .render import renderer
 
-            renderer("json")(_could_not_check_document(str(exc), None, "bad-input"), out)
+            renderer("json")(
+                _could_not_check_document(str(exc), None, "bad-input", not args.no_redact), out
+            )
         return exitcodes.USAGE
     except (TargetError, CouldNotCheck, OSError, ValueError) as exc:
         err.write(f"qnndoctor: could not check: {exc}\n")
@@ -294,7 +304,9 @@ def run_check(
             )
             from .render import renderer
 
-            renderer("json")(_could_not_check_document(str(exc), target_json), out)
+            renderer("json")(
+                _could_not_check_document(str(exc), target_json, redact=not args.no_redact), out
+            )
         return exitcodes.COULD_NOT_CHECK
     if warm.is_alive():
         warm.join()

@@ -99,7 +99,12 @@ def run_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"qnndoctor: error: --from-report: {exc}\n")
         if args.json:
             error = {"kind": "bad-input", "message": str(exc)}
-            out.write(json.dumps({"schema_version": 1, "error": error}, indent=2) + "\n")
+            failed: dict[str, Any] = {"schema_version": 1, "error": error}
+            if not args.no_redact:
+                from .redact import redact_document
+
+                failed = redact_document(failed)
+            out.write(json.dumps(failed, indent=2) + "\n")
         return exitcodes.USAGE
     document = explain(text, args.exit_code, facts, source)
     if args.json:
