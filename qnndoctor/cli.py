@@ -379,6 +379,11 @@ def entry() -> None:
     are closed, child processes are reaped), and that teardown of every
     imported module is a measurable part of a 0.15 s run.
     """
+    from .containment import become_subreaper
+
+    # This process is qnndoctor's own: it may adopt the smoke session's
+    # orphans (containment.py says why a library call never does).
+    become_subreaper()
     code = main()
     for stream in (sys.stdout, sys.stderr):
         try:

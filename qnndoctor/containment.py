@@ -7,10 +7,15 @@ nearest subreaper) and keeps running after qnndoctor returns.
 - POSIX (Linux, macOS): every child gets a unique marker in its environment,
   which its descendants inherit; after the child ends, every process created
   since its start that carries the marker is killed (``MarkerSweep``). This
-  needs no process-wide state in qnndoctor's own process (a
-  ``PR_SET_CHILD_SUBREAPER`` parent would also adopt every orphan of an
-  application that embeds qnndoctor). A descendant that scrubs its whole
-  environment escapes it; that is the limit of this best-effort method.
+  needs no process-wide state. A descendant that scrubs its whole
+  environment escapes it.
+- Linux, when qnndoctor owns the process (the command line, not a library
+  call inside someone's application): the process also becomes a child
+  subreaper (``become_subreaper``), so orphans of the session are re-parented
+  to it instead of init, and the sweep kills every adopted child created
+  since the session started, marker or not. In an embedding application that
+  process-wide switch would adopt the application's own orphans too, so the
+  library never sets it by itself.
 - Windows: the child is put in a Job Object with kill-on-job-close; closing
   the job kills every process in it (``JobObject``), behind a small seam
   (``Kernel32``) so the calls can be tested off Windows. The marker sweep runs
@@ -31,6 +36,24 @@ MARKER_VARIABLE = "QNNDOCTOR_CONTAINMENT"
 
 # Grace for clock granularity: a process's create_time is rounded (Linux: clock ticks).
 _CREATE_TIME_SLACK_S = 1.0
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+_subreaper = False
+
+
+def become_subreaper() -> bool:
+    """Linux: this process adopts its orphaned descendants (see the module
+    docstring: only for a process qnndoctor owns). True if it now does."""
+    global _subreaper
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        _subreaper = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        _subreaper = False
+    return _subreaper
 
 
 class Containment(Protocol):
@@ -53,10 +76,16 @@ class MarkerSweep:
     marker: str = field(default_factory=lambda: uuid.uuid4().hex)
     started: float = field(default_factory=time.time)
     swallowed: list[str] = field(default_factory=list)
+    # Our own children before the session: never the session's orphans.
+    existing_children: frozenset[int] = frozenset()
 
     def prepare(self, env: MutableMapping[str, str]) -> None:
         env[MARKER_VARIABLE] = self.marker
         self.started = time.time()
+        if _subreaper:
+            import psutil
+
+            self.existing_children = frozenset(c.pid for c in psutil.Process().children())
 
     def attach(self, pid: int, handle: Any) -> None:
         return None
@@ -81,6 +110,24 @@ class MarkerSweep:
                 self.swallowed.append(f"pid {proc.pid}: {type(exc).__name__}")
         return found
 
+    def adopted(self) -> list[Any]:
+        """As a subreaper: children we did not start ourselves, created since
+        the session began (the session's orphans), with their descendants."""
+        import psutil
+
+        if not _subreaper:
+            return []
+        since = self.started - _CREATE_TIME_SLACK_S
+        found = []
+        for child in psutil.Process().children():
+            try:
+                if child.pid in self.existing_children or child.create_time() < since:
+                    continue
+                found += [*child.children(recursive=True), child]
+            except psutil.Error:
+                continue
+        return found
+
     def sweep(self) -> tuple[int, ...]:
         import psutil
 
@@ -89,6 +136,7 @@ class MarkerSweep:
         # child the second pass sees.
         for _ in range(2):
             victims = self.marked()
+            victims += [p for p in self.adopted() if p.pid not in {v.pid for v in victims}]
             if not victims:
                 break
             for proc in victims:

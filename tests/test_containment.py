@@ -207,3 +207,59 @@ def test_job_object_failure_is_recorded_not_raised() -> None:
     assert job.errors == ["SetInformationJobObject failed"]
     assert ("CloseHandle", 77) in kernel32.calls
     assert not any(call[0] == "AssignProcessToJobObject" for call in kernel32.calls)
+
+
+SCRUBBED = """
+import os, sys, time
+if os.fork():
+    os.wait()
+else:
+    os.setsid()
+    if os.fork():
+        os._exit(0)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    code = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(600)"
+    # A clean environment: the marker is gone, only adoption can find it.
+    os.execve(sys.executable, [sys.executable, "-c", code, sys.argv[0] + ".daemon"], {})
+"""
+
+OWNER = """
+import json, sys
+from qnndoctor.containment import become_subreaper
+from qnndoctor.smoke import run_smoke
+from qnndoctor.target import Target
+from test_smoke import QNN_FACTS
+assert become_subreaper()
+result = run_smoke(Target(sys.argv[1], "test double"), QNN_FACTS, timeout=60)
+print(json.dumps(result.to_json()))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_CHILD_SUBREAPER")
+def test_the_command_line_adopts_a_daemon_that_scrubbed_its_environment(
+    tmp_path: Path,
+) -> None:
+    """qnndoctor's own process (as the console entry makes it) is a subreaper:
+    a daemon without the marker is still found, as an adopted orphan. Run in
+    a separate process, since the switch is process-wide."""
+    import subprocess
+
+    body = SCRUBBED + f"time.sleep(0.5)\nprint({GOOD_RESULT!r}, flush=True)\n"
+    target = write_fake_python(tmp_path, body)
+    tests = Path(__file__).resolve().parent
+    owner = subprocess.run(
+        [sys.executable, "-c", OWNER, str(target)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tests,
+        env={**os.environ, "PYTHONPATH": str(tests)},
+    )
+    assert owner.returncode == 0, owner.stderr
+    smoke = json.loads(owner.stdout.splitlines()[-1])
+    pid = _daemon_pid(Target(str(target), "x"))
+    assert smoke["status"] == "passed"
+    assert pid in smoke["escaped_pids"]
+    assert _gone(pid)
