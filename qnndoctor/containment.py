@@ -249,5 +249,17 @@ def for_this_platform() -> Containment:
         import ctypes
 
         kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined,unused-ignore]
+        # Handles are pointer-sized: without these, ctypes would cut them to a C int.
+        handle = ctypes.c_void_p
+        kernel32.CreateJobObjectW.restype = handle
+        kernel32.CreateJobObjectW.argtypes = [ctypes.c_void_p, ctypes.c_wchar_p]
+        kernel32.SetInformationJobObject.argtypes = [
+            handle,
+            ctypes.c_int,
+            ctypes.c_void_p,
+            ctypes.c_uint32,
+        ]
+        kernel32.AssignProcessToJobObject.argtypes = [handle, handle]
+        kernel32.CloseHandle.argtypes = [handle]
         return JobObject(kernel32=kernel32)
     return MarkerSweep()
