@@ -22,6 +22,11 @@ if TYPE_CHECKING:
     from .runner import Runner
 
 
+# True when qnndoctor runs as its own console command (``entry``), not as a
+# library inside someone's process: process-wide switches are then allowed.
+_OWNS_PROCESS = False
+
+
 class _Log:
     def __init__(self, verbose: bool, stream: TextIO) -> None:
         self.verbose = verbose
@@ -227,6 +232,10 @@ def _smoke_facts(
     if args.no_smoke:
         result = not_run("skipped with --no-smoke", args.backend)
     else:
+        if _OWNS_PROCESS:
+            from .containment import become_subreaper
+
+            become_subreaper()
         log(f"smoke session on the {args.backend} backend (timeout {args.smoke_timeout:g} s)")
         result = run_smoke(
             target, facts, backend=args.backend, timeout=args.smoke_timeout, runner=runner
@@ -379,11 +388,10 @@ def entry() -> None:
     are closed, child processes are reaped), and that teardown of every
     imported module is a measurable part of a 0.15 s run.
     """
-    from .containment import become_subreaper
-
+    global _OWNS_PROCESS
     # This process is qnndoctor's own: it may adopt the smoke session's
     # orphans (containment.py says why a library call never does).
-    become_subreaper()
+    _OWNS_PROCESS = True
     code = main()
     for stream in (sys.stdout, sys.stderr):
         try:

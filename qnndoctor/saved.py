@@ -14,7 +14,6 @@ from typing import Any
 
 from . import REPORT_SCHEMA_VERSION, safejson
 from .facts import Facts, ProbeFacts
-from .smoke import STATUSES, result_shape
 from .target import Target
 
 MAX_REPORT_BYTES = 64 * 1024 * 1024
@@ -30,6 +29,10 @@ def _type(value: Any) -> str:
 
 
 def _smoke_problems(smoke: Mapping[str, Any]) -> list[str]:
+    # Imported here: `check` imports this module on every run, the smoke
+    # package only matters for a saved report.
+    from .smoke import STATUSES, result_shape
+
     found = []
     if smoke.get("status") not in STATUSES:
         found.append(f"status {smoke.get('status')!r}")
