@@ -130,6 +130,7 @@ def test_the_sweep_leaves_other_processes_alone(tmp_path: Path) -> None:
         ({"exception": {"type": "X"}}, "no status"),
         ({"status": "fine"}, "unknown status 'fine'"),
         ({"status": "failed", "exception": {"type": 1, "message": None}}, "exception is dict"),
+        ({"status": "passed", "extra": json.loads("[" * 900 + "]" * 900)}, "nested deeper"),
     ],
 )
 def test_a_result_of_the_wrong_shape_is_failed_with_the_raw_text(

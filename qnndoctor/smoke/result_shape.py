@@ -80,7 +80,11 @@ FIELDS: dict[str, Callable[[Any], bool]] = {
 
 def problems(result: dict[str, Any]) -> list[str]:
     """What is wrong with a result line's fields (empty: the shape is right)."""
+    from ..safejson import MAX_DEPTH, depth_exceeds
+
     found = []
+    if depth_exceeds(result):  # renderers and the redactor walk it recursively
+        found.append(f"nested deeper than {MAX_DEPTH} levels")
     if "status" not in result:
         found.append("no status")
     for key, check in FIELDS.items():
