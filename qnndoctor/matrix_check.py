@@ -1,7 +1,6 @@
 """Checking a release matrix file against its schema before it is used.
 
-A releases.json from ``--matrix`` or from ``matrix update`` (the user cache)
-is checked whole: JSON that parses, nests sanely, matches
+A releases.json from ``matrix update`` (the user cache) is checked whole: JSON that parses, nests sanely, matches
 ``releases.schema.json``, builds every wheel record and has releases. Checking
 the schema takes about half a second, so a cached file that passed is
 stamped with its SHA-256 (``releases.json.checked``): later runs re-check it
