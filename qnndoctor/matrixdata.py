@@ -94,6 +94,8 @@ def _releases(
                 loaded = load_checked(path, issues, use_stamp=True)
             else:
                 loaded = load_releases(path, issues, eager=label.startswith("--matrix"))
+                if not loaded.releases:
+                    raise ReleasesError(f"{path}: contains no releases")
             if notes:
                 notes.append(f"using the {label} ({path}) instead")
             return loaded, f"{label} ({path})", notes

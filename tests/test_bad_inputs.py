@@ -189,7 +189,15 @@ def test_a_valid_cached_matrix_is_checked_once_per_content(cli: Cli, user_cache:
 
 
 @pytest.mark.parametrize("command", ["check", "recommend", "matrix"])
-@pytest.mark.parametrize(("content", "words"), [(DEEP, "nested too deeply"), (NESTED, "deeper")])
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (DEEP, "nested too deeply"),
+        (NESTED, "deeper"),
+        ('{"releases": []}', "contains no releases"),
+        ("[]", "not a JSON object"),
+    ],
+)
 def test_a_bad_matrix_option_is_a_clear_error(
     cli: Cli, tmp_path: Path, command: str, content: str, words: str
 ) -> None:
