@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__, exitcodes, signatures
@@ -23,7 +22,9 @@ def _read_input(source: str) -> str:
     if source == "-":
         data = sys.stdin.buffer.read(MAX_INPUT)
     else:
-        with Path(source).open("rb") as handle:
+        from .saved import open_input  # a FIFO without a writer must not hang
+
+        with open_input(source) as handle:
             data = handle.read(MAX_INPUT)
     return data.decode("utf-8", errors="replace")
 

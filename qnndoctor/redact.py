@@ -61,6 +61,9 @@ class Redactor:
             if short is not None:
                 pattern = rf"(?i)(?<![A-Za-z0-9]){re.escape(short)}~\d{{1,6}}"
                 self._users.append(("~", re.compile(pattern)))
+                # After four collisions Windows hashes: 2 letters + 4 hex digits.
+                pattern = rf"(?i)(?<![A-Za-z0-9]){re.escape(short[:2])}[0-9A-F]{{4}}~\d{{1,6}}"
+                self._users.append(("~", re.compile(pattern)))
         self._hosts = [
             (h.lower(), re.compile(rf"(?i)(?<![A-Za-z0-9]){re.escape(h)}(?![A-Za-z0-9])"))
             for h in sorted({h for h in hosts if h and len(h) >= 2}, key=len, reverse=True)

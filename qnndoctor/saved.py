@@ -8,9 +8,9 @@ traceback, and never a re-diagnosis of nothing that comes out "healthy".
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from . import REPORT_SCHEMA_VERSION, safejson
 from .facts import Facts, ProbeFacts
@@ -56,10 +56,25 @@ def _smoke_problems(smoke: Mapping[str, Any]) -> list[str]:
     return found
 
 
+def open_input(path: str) -> IO[bytes]:
+    """Open a file the user named for reading, without blocking on a FIFO
+    that has no writer: the open is non-blocking, then reads block again, so
+    ``<(cat ticket.json)`` works and a FIFO nobody writes to reads as empty."""
+    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
+    try:
+        if hasattr(os, "O_NONBLOCK"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def load_report(path: str) -> tuple[Target, Facts]:
     """The target and facts of a saved JSON report."""
     try:
-        with Path(path).open("rb") as handle:
+        with open_input(path) as handle:
             raw = handle.read(MAX_REPORT_BYTES + 1)
     except OSError as exc:
         raise SavedReportError(f"cannot read {path}: {exc.strerror or exc}") from exc

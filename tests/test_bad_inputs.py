@@ -4,7 +4,9 @@ truncated tickets, reports without facts, corrupt or invalid cached matrices."""
 from __future__ import annotations
 
 import json
+import os
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -212,3 +214,41 @@ def test_a_bad_matrix_option_is_a_clear_error(
     result = cli(*argv, "--matrix", str(path))
     assert result.code == 3
     assert words in result.err and "Traceback" not in result.err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_without_a_writer_does_not_hang(
+    cli: Cli, ticket: dict[str, Any], tmp_path: Path
+) -> None:
+    """A real FIFO named as the ticket or the log: nobody writes, so it reads
+    as empty (a clear error) instead of blocking forever in open()."""
+    fifo = tmp_path / "ticket.json"
+    os.mkfifo(fifo)
+    result = cli("check", "--from-report", str(fifo), "--json")
+    assert result.code == 2 and "not valid JSON" in result.err
+    log = cli("explain", "--log", str(fifo), "--no-facts")
+    assert log.code == 1 and "No known failure signature" in log.out
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_with_a_writer_is_read(cli: Cli, ticket: dict[str, Any], tmp_path: Path) -> None:
+    """Like ``--from-report <(cat ticket.json)``: a pipe with a writer works."""
+    fifo = tmp_path / "ticket.json"
+    os.mkfifo(fifo)
+    text = json.dumps(ticket).encode()
+    read_end = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # lets the writer open at once
+    writer = os.open(fifo, os.O_WRONLY)
+
+    def write() -> None:
+        os.write(writer, text)
+        os.close(writer)
+
+    done = threading.Thread(target=write)
+    try:
+        done.start()
+        result = cli("check", "--from-report", str(fifo), "--json")
+    finally:
+        done.join(timeout=60)
+        os.close(read_end)
+    assert result.code in (0, 1), result.err
+    validate_report(result.json())

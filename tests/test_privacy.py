@@ -79,6 +79,7 @@ def test_every_redacted_output_is_clean(cli: Cli, planted: Path, tmp_path: Path)
         ("/data/ZEDKOWALSKI-9_models", "/data/<user>-9_models"),
         (r"C:\Users\ZEDKOW~1\AppData\Local\Temp", r"C:\Users\<user>\AppData\Local\Temp"),
         (r"C:\Users\zedkow~12\x", r"C:\Users\<user>\x"),
+        (r"C:\Users\ZE1A2B~1\x", r"C:\Users\<user>\x"),  # the hashed short form
         ("https://zed:pw@host.example/x", "https://<redacted>@host.example/x"),
         ("https;//zed;pw@host.example/x", "https;//<redacted>@host.example/x"),
         ("git+https://token@host.example/r.git", "git+https://<redacted>@host.example/r.git"),
