@@ -66,6 +66,8 @@ JSON_SIMPLE = "application/vnd.pypi.simple.v1+json"
 EXIT_OK = 0
 EXIT_INDEX = 1
 EXIT_USAGE = 2
+EXIT_WHEELS = 3  # written, but some wheels could not be read (their records carry the error)
+EXIT_SHRINK = 4  # nothing written: the new matrix would drop releases or wheel rows
 
 _TAIL = 65536 + 22  # EOCD plus the longest zip comment: one read finds it
 _HEAD_CHUNK = 2048  # compressed bytes fetched first for a header read
@@ -1693,8 +1695,55 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="wheels read in parallel (default 8)",
     )
+    parser.add_argument(
+        "--allow-shrink",
+        action="store_true",
+        help="write the new matrix even if it drops releases or wheels the output lists now",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="progress per wheel")
     return parser
+
+
+def _rows(document: Mapping[str, Any]) -> dict[str, set[str]]:
+    """Version -> wheel file names of a releases.json document."""
+    rows: dict[str, set[str]] = {}
+    for release in document.get("releases") or ():
+        if isinstance(release, Mapping):
+            files = release.get("files") or ()
+            rows[str(release.get("version"))] = {
+                str(f.get("filename")) for f in files if isinstance(f, Mapping)
+            }
+    return rows
+
+
+def shrinkage(current: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """What ``new`` would drop of ``current``: whole releases, then single wheels."""
+    before, after = _rows(current), _rows(new)
+    dropped = [f"release {v}" for v in sorted(set(before) - set(after), key=_version_key)]
+    for version in sorted(set(before) & set(after), key=_version_key):
+        dropped += [f"{version}: {name}" for name in sorted(before[version] - after[version])]
+    return dropped
+
+
+def _version_key(text: str) -> tuple[int, Any]:
+    try:
+        return 0, Version(text)
+    except InvalidVersion:
+        return 1, text
+
+
+def _current(output: Path, log: Log) -> Mapping[str, Any] | None:
+    """The matrix ``output`` holds now, if it can be read (else nothing to compare)."""
+    from qnndoctor import safejson
+
+    try:
+        document = safejson.loads(output.read_bytes(), str(output))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        log.warning(f"cannot read the current {output} to compare: {exc}")
+        return None
+    return document if isinstance(document, Mapping) else None
 
 
 def _verify(environ: Mapping[str, str]) -> ssl.SSLContext | bool:
@@ -1755,7 +1804,10 @@ def main(argv: Sequence[str] | None = None, *, stderr: TextIO | None = None) -> 
     )
     log.info(f"index {public_url(index.value)} (from {index.source}), project {args.project}")
     if args.limit is not None and args.output is None:
-        log.warning(f"--limit without --output: {output} will list only {args.limit} releases")
+        log.warning(
+            f"--limit without --output: {output} would list only {args.limit} releases "
+            "(refused unless --allow-shrink)"
+        )
     try:
         result = refresh(options, log)
     except IndexReadError as exc:
@@ -1764,15 +1816,35 @@ def main(argv: Sequence[str] | None = None, *, stderr: TextIO | None = None) -> 
     except UsageError as exc:
         err.write(f"refresh: error: {exc}\n")
         return EXIT_USAGE
+    for filename, message in result.errors:
+        log.info(f"error in {filename}: {message}")
+    log.info(result.stats.summary())
+    current = _current(output, log)
+    dropped = shrinkage(current, result.document) if current is not None else []
+    if dropped and not args.allow_shrink:
+        shown = "; ".join(dropped[:10]) + (
+            f"; and {len(dropped) - 10} more" if len(dropped) > 10 else ""
+        )
+        err.write(
+            f"refresh: error: the new matrix would drop {len(dropped)} release(s) or wheel(s) "
+            f"that {output} lists ({shown}). Did the index answer in full? Nothing written; "
+            "pass --allow-shrink to accept.\n"
+        )
+        return EXIT_SHRINK
+    for lost in dropped:
+        log.warning(f"dropped (--allow-shrink): {lost}")
     try:
         _write_atomic(output, dump(result.document))
     except OSError as exc:
         err.write(f"refresh: error: could not write {output}: {exc}\n")
         return EXIT_INDEX
-    for filename, message in result.errors:
-        log.info(f"error in {filename}: {message}")
-    log.info(result.stats.summary())
     log.info(f"wrote {output}")
+    if result.errors:
+        err.write(
+            f"refresh: error: {len(result.errors)} wheel(s) could not be read (listed above); "
+            "their records carry the error and the next run retries them\n"
+        )
+        return EXIT_WHEELS
     return EXIT_OK
 
 

@@ -7,14 +7,16 @@ syntax newer than 3.8, and never an import of onnxruntime.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 import struct
 import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
-    from typing import Any, Dict, List, Optional
+    from typing import IO, Any, Dict, List, Optional
 
 # PE machine types (IMAGE_FILE_MACHINE_*), named as Microsoft names them.
 PE_MACHINES = {
@@ -91,8 +93,48 @@ def non_ascii_chars(text: str) -> List[str]:
     return seen
 
 
+class NotRegularFile(OSError):
+    """A FIFO, device or socket where a file was expected: never read, since
+    opening a FIFO blocks until a writer comes (forever)."""
+
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+def open_regular(path: str) -> IO[bytes]:
+    """Open ``path`` for binary reading only if it is a regular file.
+
+    O_NONBLOCK makes the open of a FIFO return at once (POSIX); fstat on the
+    opened descriptor then decides, so no swap between a check and the open
+    can fool it. Windows has no FIFOs in folders: a stat check suffices.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
+    if not hasattr(os, "O_NONBLOCK"):
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(errno.EINVAL, "not a regular file", path)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+            raise NotRegularFile(errno.EINVAL, "not a regular file (%s)" % kind, path)
+        if hasattr(os, "O_NONBLOCK"):  # back to blocking reads (no effect on files)
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_head(path: str, size: int) -> bytes:
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         return handle.read(size)
 
 
@@ -105,7 +147,7 @@ def binary_format(path: str) -> Dict[str, Any]:
     if head[:2] == b"MZ" and len(head) >= 0x40:
         (pe_offset,) = struct.unpack_from("<I", head, 0x3C)
         if pe_offset + 6 > len(head):
-            with open(path, "rb") as handle:
+            with open_regular(path) as handle:
                 handle.seek(pe_offset)
                 header = handle.read(6)
         else:

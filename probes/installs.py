@@ -16,7 +16,7 @@ import os
 import re
 import sys
 
-from ._util import canonical_name, show
+from ._util import canonical_name, open_regular, show
 from .base import Context, ProbeOutput
 
 TYPE_CHECKING = False
@@ -79,7 +79,7 @@ def _first(headers: Dict[str, List[str]], name: str) -> Optional[str]:
 
 def _read_bytes(path: str, limit: int = 16 * 1024 * 1024) -> Optional[bytes]:
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             return handle.read(limit)
     except OSError:
         return None
@@ -90,7 +90,7 @@ def _hash_file(path: str, algorithm: str) -> str:
     import hashlib  # imported when first needed: most runs hash a few small files
 
     digest = hashlib.new(algorithm)
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         for block in iter(lambda: handle.read(1024 * 1024), b""):
             digest.update(block)
     return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode("ascii")

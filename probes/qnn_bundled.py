@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 
-from ._util import binary_format, normalize_arch, show
+from ._util import binary_format, normalize_arch, open_regular, show
 from .base import Context, ProbeOutput
 
 TYPE_CHECKING = False
@@ -67,7 +67,7 @@ def _qnn_version_from_package_info(folder: str) -> Tuple[Optional[str], Optional
     as text: importing the package would load the native libraries."""
     path = os.path.join(folder, "build_and_package_info.py")
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             text = handle.read(65536).decode("utf-8", "replace")
     except OSError:
         return None, None

@@ -8,7 +8,7 @@ import os
 import re
 import sys
 
-from ._util import show, version_in_name
+from ._util import open_regular, show, version_in_name
 from .base import Context, ProbeOutput
 
 TYPE_CHECKING = False
@@ -40,7 +40,7 @@ def _sdk_version(root: str) -> Dict[str, Any]:
     }
     path = os.path.join(root, "sdk.yaml")
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             text = handle.read(65536).decode("utf-8", "replace")
     except OSError:
         result["sdk_yaml"] = None

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import json
 import os
 import sys
 import threading
@@ -21,6 +20,11 @@ from . import REPORT_SCHEMA_VERSION, __version__, exitcodes
 
 if TYPE_CHECKING:
     from .runner import Runner
+
+
+# True when qnndoctor runs as its own console command (``entry``), not as a
+# library inside someone's process: process-wide switches are then allowed.
+_OWNS_PROCESS = False
 
 
 class _Log:
@@ -145,6 +149,13 @@ def _parser() -> argparse.ArgumentParser:
     matrix.add_argument(
         "--max-bytes", type=int, default=16 * 1024 * 1024, help="update: refuse larger downloads"
     )
+    matrix.add_argument(
+        "--deadline",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="update: give up if the whole download takes longer (default 120)",
+    )
     explain = sub.add_parser(
         "explain",
         help="name the cause of an error message or log (failure-signature catalogue)",
@@ -197,19 +208,29 @@ def _exit_code(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not an exit code: {text!r}") from exc
 
 
-def _could_not_check_document(message: str, target: dict[str, str] | None) -> dict[str, Any]:
-    return {
+def _could_not_check_document(
+    message: str,
+    target: dict[str, str] | None,
+    kind: str = "could-not-check",
+    redact: bool = True,
+) -> dict[str, Any]:
+    document = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "tool": {"name": "qnndoctor", "version": __version__},
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "target": target,
-        "error": {"kind": "could-not-check", "message": message},
+        "error": {"kind": kind, "message": message},
         "facts": {},
         "findings": [],
         "skipped_checks": [],
         "smoke": None,
         "recommendation": None,
     }
+    if not redact:  # an error message names paths too: redacted like any report
+        return document
+    from .redact import redact_document
+
+    return redact_document(document)
 
 
 def _list_findings(out: TextIO) -> int:
@@ -221,20 +242,10 @@ def _list_findings(out: TextIO) -> int:
 
 
 def _load_saved(path: str) -> tuple[Any, Any]:
-    from .facts import Facts, ProbeFacts
-    from .target import Target
+    """A saved report's target and facts; ``saved.SavedReportError`` if unusable."""
+    from .saved import load_report
 
-    data = json.loads(Path(path).read_text("utf-8"))
-    if not isinstance(data, dict) or data.get("schema_version") != REPORT_SCHEMA_VERSION:
-        raise ValueError(f"{path}: not a qnndoctor schema_version {REPORT_SCHEMA_VERSION} report")
-    target = data.get("target") or {}
-    facts = Facts.from_json(data.get("facts") or {})
-    if isinstance(data.get("smoke"), dict):
-        facts = facts.with_probe(ProbeFacts("smoke", "ok", values=data["smoke"]))
-    return (
-        Target(str(target.get("python")), f"saved report {path} ({target.get('how_chosen')})"),
-        facts,
-    )
+    return load_report(path)
 
 
 def _smoke_facts(
@@ -247,6 +258,10 @@ def _smoke_facts(
     if args.no_smoke:
         result = not_run("skipped with --no-smoke", args.backend)
     else:
+        if _OWNS_PROCESS:
+            from .containment import become_subreaper
+
+            become_subreaper()
         log(f"smoke session on the {args.backend} backend (timeout {args.smoke_timeout:g} s)")
         result = run_smoke(
             target, facts, backend=args.backend, timeout=args.smoke_timeout, runner=runner
@@ -283,6 +298,7 @@ def run_check(
         return _list_findings(out)
     warm = threading.Thread(target=_warm_imports, args=(args.format,), daemon=True)
     from .collect import CouldNotCheck, run_probes
+    from .saved import SavedReportError
     from .target import TargetError, resolve
 
     started = time.perf_counter()
@@ -298,6 +314,16 @@ def run_check(
             facts = probe_run.facts
             log(f"probes finished in {probe_run.completed.duration_s:.3f} s")
             facts = facts.with_probe(_smoke_facts(args, target, facts, runner, log))
+    except SavedReportError as exc:
+        # Bad input, not a machine that could not be checked: exit code 2.
+        err.write(f"qnndoctor: error: --from-report: {exc}\n")
+        if args.format == "json":
+            from .render import renderer
+
+            renderer("json")(
+                _could_not_check_document(str(exc), None, "bad-input", not args.no_redact), out
+            )
+        return exitcodes.USAGE
     except (TargetError, CouldNotCheck, OSError, ValueError) as exc:
         err.write(f"qnndoctor: could not check: {exc}\n")
         if isinstance(exc, CouldNotCheck) and exc.completed is not None and args.verbose:
@@ -313,7 +339,9 @@ def run_check(
             )
             from .render import renderer
 
-            renderer("json")(_could_not_check_document(str(exc), target_json), out)
+            renderer("json")(
+                _could_not_check_document(str(exc), target_json, redact=not args.no_redact), out
+            )
         return exitcodes.COULD_NOT_CHECK
     if warm.is_alive():
         warm.join()
@@ -328,11 +356,12 @@ def run_check(
         return exitcodes.COULD_NOT_CHECK
     if not matrix.socs:
         err.write(f"qnndoctor: warning: matrix {matrix.source}\n")
-    for note in matrix.notes:
-        log(f"matrix: {note}")
+    for note in matrix.notes:  # which matrix is used, and why (never silent)
+        err.write(f"qnndoctor: warning: matrix: {note}\n")
     report = build(target, facts, matrix)
     log(f"diagnosed in {time.perf_counter() - started:.3f} s")
     document = report.to_json()
+    document["matrix"].update(releases=matrix.releases_source, notes=list(matrix.notes))
     if args.format in ("json", "markdown") and not args.no_redact:
         from .redact import redact_document
 
@@ -393,6 +422,10 @@ def entry() -> None:
     are closed, child processes are reaped), and that teardown of every
     imported module is a measurable part of a 0.15 s run.
     """
+    global _OWNS_PROCESS
+    # This process is qnndoctor's own: it may adopt the smoke session's
+    # orphans (containment.py says why a library call never does).
+    _OWNS_PROCESS = True
     code = main()
     for stream in (sys.stdout, sys.stderr):
         try:

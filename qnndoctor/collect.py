@@ -17,6 +17,10 @@ from .runner import Completed, Runner, SubprocessRunner
 from .target import Target
 
 MARKER = "@@qnndoctor-probe@@"
+PART_MARKER = "@@qnndoctor-probe-part@@"
+PLAN_MARKER = "@@qnndoctor-probe-plan@@"
+# Each probe gets this share of the probe program's time limit (see probes.run_all).
+PROBE_SHARE = 1 / 3
 
 
 def probes_dir() -> Path:
@@ -62,8 +66,16 @@ class ProbeRun:
     noise: str
 
 
-def probe_argv(target: Target, *, deep: bool = False, model: str | None = None) -> list[str]:
+def probe_argv(
+    target: Target,
+    *,
+    deep: bool = False,
+    model: str | None = None,
+    probe_timeout: float | None = None,
+) -> list[str]:
     argv = [target.python, "-B", "-c", BOOTSTRAP, str(probes_dir())]
+    if probe_timeout is not None:
+        argv.append(f"--probe-timeout={probe_timeout:g}")
     if deep:
         argv.append("--deep")
     if model:
@@ -79,24 +91,72 @@ def _child_env() -> dict[str, str]:
     return env
 
 
+def _entry(loaded: Any) -> tuple[str, dict[str, Any]] | None:
+    if isinstance(loaded, list) and len(loaded) == 2 and isinstance(loaded[1], dict):
+        return str(loaded[0]), loaded[1]
+    return None
+
+
 def parse_probe_output(completed: Completed) -> tuple[dict[str, Any], str]:
-    """The probe document, and whatever else the interpreter printed."""
+    """The probe document, and whatever else the interpreter printed.
+
+    The probe program prints its plan, then each probe's entry as soon as it
+    is done, then a final line. If it never got to the final line (killed on
+    timeout, crashed), the entries it printed are kept and every planned
+    probe without one becomes an error entry: one lost section, not the
+    whole report. Nothing printed at all is ``CouldNotCheck``.
+    """
     text = completed.stdout_text()
     document: dict[str, Any] | None = None
+    parts: dict[str, Any] = {}
+    plan: list[str] = []
     noise_lines: list[str] = []
     for line in text.splitlines():
-        if line.startswith(MARKER):
-            try:
-                loaded = json.loads(line[len(MARKER) :])
-            except json.JSONDecodeError as exc:
-                raise CouldNotCheck(f"probe output is not valid JSON: {exc}", completed) from exc
-            if isinstance(loaded, dict):
-                document = loaded
-        elif line.strip():
-            noise_lines.append(line)
+        for marker in (PART_MARKER, PLAN_MARKER, MARKER):
+            if line.startswith(marker):
+                try:
+                    loaded = json.loads(line[len(marker) :])
+                except (ValueError, RecursionError) as exc:
+                    raise CouldNotCheck(
+                        f"probe output is not valid JSON: {exc}", completed
+                    ) from exc
+                if marker == PART_MARKER and (entry := _entry(loaded)) is not None:
+                    parts[entry[0]] = entry[1]
+                elif marker == PLAN_MARKER and isinstance(loaded, list):
+                    plan = [str(name) for name in loaded]
+                elif marker == MARKER and isinstance(loaded, dict):
+                    document = loaded
+                break
+        else:
+            if line.strip():
+                noise_lines.append(line)
+    if document is not None and not isinstance(document.get("probes"), dict):
+        document = {**document, "probes": parts}
+    if document is None and parts:
+        why = _why_unfinished(completed)
+        lost = {
+            name: {
+                "status": "error",
+                "error": {"type": "ProbeUnfinished", "message": why},
+                "values": {},
+                "sources": {},
+            }
+            for name in plan
+            if name not in parts
+        }
+        document = {"protocol": None, "probes": {**parts, **lost}, "unfinished": why}
     if document is None or not isinstance(document.get("probes"), dict):
         raise CouldNotCheck("the probe program printed no result", completed)
     return document, "\n".join(noise_lines)
+
+
+def _why_unfinished(completed: Completed) -> str:
+    if completed.timed_out:
+        return (
+            f"the probe program was killed after {completed.duration_s:.0f} s, "
+            "before this probe finished"
+        )
+    return f"the probe program ended (exit code {completed.exit_code}) before this probe finished"
 
 
 def run_probes(
@@ -111,25 +171,28 @@ def run_probes(
     """Run all probes in the target, then read bundled binaries here."""
     runner = runner or SubprocessRunner()
     completed = runner.run(
-        probe_argv(target, deep=deep, model=model),
+        probe_argv(target, deep=deep, model=model, probe_timeout=timeout * PROBE_SHARE),
         timeout=timeout,
         env=_child_env(),
         on_start=on_start,
     )
     if completed.start_error:
         raise CouldNotCheck(f"cannot start {target.python}: {completed.start_error}", completed)
-    if completed.timed_out:
-        raise CouldNotCheck(
-            f"the probe program did not finish within {timeout:g} s and was killed", completed
-        )
-    if completed.exit_code != 0:
-        tail = completed.stderr_text().strip().splitlines()[-3:]
-        raise CouldNotCheck(
-            f"{target.python} exited with code {completed.exit_code} while probing"
-            + (f": {' | '.join(tail)}" if tail else ""),
-            completed,
-        )
-    document, noise = parse_probe_output(completed)
+    try:
+        document, noise = parse_probe_output(completed)
+    except CouldNotCheck:
+        if completed.timed_out:
+            raise CouldNotCheck(
+                f"the probe program did not finish within {timeout:g} s and was killed", completed
+            ) from None
+        if completed.exit_code != 0:
+            tail = completed.stderr_text().strip().splitlines()[-3:]
+            raise CouldNotCheck(
+                f"{target.python} exited with code {completed.exit_code} while probing"
+                + (f": {' | '.join(tail)}" if tail else ""),
+                completed,
+            ) from None
+        raise
     from .binaries import read_binaries
 
     facts = Facts.from_json(document["probes"])
@@ -141,6 +204,7 @@ def run_probes(
             values=MappingProxyType(
                 {
                     "protocol": document.get("protocol"),
+                    "unfinished": document.get("unfinished"),
                     "duration_s": round(completed.duration_s, 3),
                     "stdout_noise": noise[-2000:] or None,
                     "stderr": completed.stderr_text()[-2000:] or None,

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__, exitcodes
@@ -28,7 +27,9 @@ def _read_input(source: str) -> str:
     if source == "-":
         data = sys.stdin.buffer.read(MAX_INPUT)
     else:
-        with Path(source).open("rb") as handle:
+        from .saved import open_input  # a FIFO without a writer must not hang
+
+        with open_input(source) as handle:
             data = handle.read(MAX_INPUT)
     return data.decode("utf-8", errors="replace")
 
@@ -146,8 +147,16 @@ def run_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not args.no_facts:
         try:
             facts, warning = _measured_facts(args, socs, err)
-        except (OSError, ValueError) as exc:
-            err.write(f"qnndoctor: cannot use {args.from_report}: {exc}\n")
+        except (OSError, ValueError) as exc:  # saved.SavedReportError is a ValueError
+            err.write(f"qnndoctor: error: --from-report: {exc}\n")
+            if args.json:
+                error = {"kind": "bad-input", "message": str(exc)}
+                failed: dict[str, Any] = {"schema_version": 2, "error": error}
+                if not args.no_redact:
+                    from .redact import redact_document
+
+                    failed = redact_document(failed)
+                out.write(json.dumps(failed, indent=2) + "\n")
             return exitcodes.USAGE
         if warning:
             err.write(f"qnndoctor: warning: {warning}\n")

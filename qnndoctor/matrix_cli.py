@@ -9,9 +9,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import __version__, exitcodes, matrixdata
+from . import __version__, exitcodes, matrix_check, matrixdata, safejson
 from .redact import redact_document
-from .releases import ReleasesError, parse
+from .releases import ReleasesError
 
 
 def _dump(document: dict[str, Any], out: TextIO) -> None:
@@ -20,10 +20,13 @@ def _dump(document: dict[str, Any], out: TextIO) -> None:
 
 def _matrix(args: argparse.Namespace, err: TextIO) -> matrixdata.Matrix | None:
     try:
-        return matrixdata.load(None, args.matrix)
+        matrix = matrixdata.load(None, args.matrix)
     except matrixdata.MatrixError as exc:
         err.write(f"qnndoctor: matrix: {exc}\n")
         return None
+    for note in matrix.notes:  # which matrix is used, and why (never silent)
+        err.write(f"qnndoctor: warning: matrix: {note}\n")
+    return matrix
 
 
 def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
@@ -148,42 +151,84 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return exitcodes.OK
 
 
-def update_from(url: str, *, max_bytes: int, verify: Any = True, timeout: float = 30.0) -> Path:
+def _download(url: str, *, max_bytes: int, verify: Any, timeout: float, deadline: float) -> bytes:
+    """The body at ``url``, within ``deadline`` seconds in all.
+
+    ``timeout`` bounds each read; a server that drips a byte now and then
+    never trips it, so the download runs in a worker thread and is abandoned
+    at the deadline (the worker stops at its next chunk or read timeout).
+    """
+    import threading
+
+    import httpx
+
+    body = bytearray()
+    failure: list[BaseException] = []
+    abandoned = threading.Event()
+
+    def work() -> None:
+        try:
+            with (
+                httpx.Client(verify=verify, timeout=timeout, follow_redirects=True) as client,
+                client.stream("GET", url, headers={"Accept": "application/json"}) as response,
+            ):
+                if response.url.scheme != "https":
+                    raise UpdateError(f"redirected to a non-HTTPS URL: {response.url}")
+                if response.status_code != 200:
+                    raise UpdateError(f"HTTP {response.status_code} from {url}")
+                for chunk in response.iter_bytes():
+                    if abandoned.is_set():
+                        return
+                    body.extend(chunk)
+                    if len(body) > max_bytes:
+                        raise UpdateError(f"larger than the {max_bytes} byte limit")
+        except httpx.HTTPError as exc:
+            failure.append(UpdateError(f"download failed: {type(exc).__name__}: {exc}"))
+        except UpdateError as exc:
+            failure.append(exc)
+
+    worker = threading.Thread(target=work, name="matrix-update", daemon=True)
+    worker.start()
+    worker.join(deadline)
+    if worker.is_alive():
+        abandoned.set()
+        raise UpdateError(
+            f"the download did not finish within {deadline:g} s "
+            f"({len(body)} bytes received); the server is too slow or stalling"
+        )
+    if failure:
+        raise failure[0]
+    return bytes(body)
+
+
+def update_from(
+    url: str,
+    *,
+    max_bytes: int,
+    verify: Any = True,
+    timeout: float = 30.0,
+    deadline: float = 120.0,
+) -> Path:
     """Download a releases.json over HTTPS into the user cache, after checking
     it is data of the right shape. Raises ``UpdateError``; the bundled matrix
     stays in use until a download fully passes."""
-    import httpx
-
     if not url.lower().startswith("https://"):
         raise UpdateError("only https:// URLs are accepted")
-    body = bytearray()
+    body = _download(url, max_bytes=max_bytes, verify=verify, timeout=timeout, deadline=deadline)
     try:
-        with (
-            httpx.Client(verify=verify, timeout=timeout, follow_redirects=True) as client,
-            client.stream("GET", url, headers={"Accept": "application/json"}) as response,
-        ):
-            if response.url.scheme != "https":
-                raise UpdateError(f"redirected to a non-HTTPS URL: {response.url}")
-            if response.status_code != 200:
-                raise UpdateError(f"HTTP {response.status_code} from {url}")
-            for chunk in response.iter_bytes():
-                body += chunk
-                if len(body) > max_bytes:
-                    raise UpdateError(f"larger than the {max_bytes} byte limit")
-    except httpx.HTTPError as exc:
-        raise UpdateError(f"download failed: {type(exc).__name__}: {exc}") from exc
-    try:
-        document = json.loads(bytes(body).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise UpdateError(f"not JSON: {exc}") from exc
+        document = safejson.loads(bytes(body), "the download")
+    except safejson.BadJSON as exc:
+        raise UpdateError(str(exc)) from exc
     _validate(document)
     folder = matrixdata.user_matrix_dir()
     folder.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(dir=folder, prefix=".releases-", suffix=".json")
-    with os.fdopen(handle, "w", encoding="utf-8") as stream:
-        json.dump(document, stream, indent=1)
+    data = json.dumps(document, indent=1).encode("utf-8")
+    with os.fdopen(handle, "wb") as stream:
+        stream.write(data)
     target = folder / "releases.json"
     Path(temp).replace(target)
+    matrix_check.stamp(target, data)  # checked just now: later runs need not re-check
     return target
 
 
@@ -192,24 +237,10 @@ class UpdateError(Exception):
 
 
 def _validate(document: Any) -> None:
-    import jsonschema
-
-    from ._layout import package_dir
-
-    folder = package_dir("matrix")
-    if folder is None:
-        raise UpdateError("the bundled schema is missing from this installation")
-    schema = json.loads((folder / "releases.schema.json").read_text("utf-8"))
     try:
-        jsonschema.validate(document, schema)
-    except jsonschema.ValidationError as exc:
-        raise UpdateError(f"does not match the releases schema: {exc.message}") from exc
-    try:
-        matrix = parse(document, None, eager=True)
+        matrix_check.check_document(document)
     except ReleasesError as exc:
         raise UpdateError(str(exc)) from exc
-    if not matrix.releases:
-        raise UpdateError("contains no releases")
 
 
 def run_matrix(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -219,7 +250,7 @@ def run_matrix(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write("qnndoctor: matrix update needs --from URL\n")
         return exitcodes.USAGE
     try:
-        path = update_from(args.source_url, max_bytes=args.max_bytes)
+        path = update_from(args.source_url, max_bytes=args.max_bytes, deadline=args.deadline)
     except UpdateError as exc:
         err.write(f"qnndoctor: matrix update refused, keeping the current matrix: {exc}\n")
         return exitcodes.COULD_NOT_CHECK

@@ -11,6 +11,7 @@ from typing import Any
 
 from ._layout import package_dir
 from .facts import Facts
+from .matrix_check import load_checked
 from .releases import ReleaseMatrix, ReleasesError
 from .releases import load as load_releases
 
@@ -84,14 +85,24 @@ def _releases(
             beside if beside.is_file() else (bundled_issues if bundled_issues.is_file() else None)
         )
         try:
-            # A file named with --matrix is checked whole now; the bundled and
-            # updated ones were checked when built and installed.
-            eager = label.startswith("--matrix")
-            return load_releases(path, issues, eager=eager), f"{label} ({path})", notes
+            # The updated matrix in the user cache is checked against the
+            # schema (once per content, see matrix_check); a file named with
+            # --matrix is checked whole (every record built: hand-made test
+            # matrices need not carry provenance); the bundled one is checked
+            # by the tests.
+            if label.startswith("updated"):
+                loaded = load_checked(path, issues, use_stamp=True)
+            else:
+                loaded = load_releases(path, issues, eager=label.startswith("--matrix"))
+                if not loaded.releases:
+                    raise ReleasesError(f"{path}: contains no releases")
+            if notes:
+                notes.append(f"using the {label} ({path}) instead")
+            return loaded, f"{label} ({path})", notes
         except ReleasesError as exc:
             if label.startswith("--matrix"):
                 raise MatrixError(str(exc)) from exc
-            notes.append(f"ignored {label}: {exc}")
+            notes.append(f"ignored the {label} ({path}): {exc}")
     return EMPTY_RELEASES, None, [*notes, "no release matrix found"]
 
 

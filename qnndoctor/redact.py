@@ -9,10 +9,29 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s:@]+(:[^/\s@]*)?@")
+# The user-info part of anything URL-shaped: ``scheme://user:password@``, and the
+# same after a ':' -> ';' rewrite (a fix command for a ';'-separated variable
+# turns ``https://u:p@h`` into ``https;//u;p@h``).
+_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*[:;]//)[^/\s@]+@")
+# ``user:password@host`` without a scheme (pip and git accept it).
+_BARE_CREDENTIALS = re.compile(r"(?<![\w/\\.%+-])[\w.%+-]+[:;][^\s/\\@'\"<>;:]+@(?=[\w-])")
+# A user name at least this long is replaced wherever it appears between
+# non-letters, not only as a whole path component (``/data/zedkowalski-9_models``,
+# ``C:\work\zedkowalski_projects``). Inside a word it is kept: user "tim" must
+# not turn "onnxruntime" (a key, a module name) into "onnxrun<user>e".
+MIN_USER_ANYWHERE = 3
 _SECRET_ASSIGNMENT = re.compile(
     r"(?i)\b([A-Z0-9_]*(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY)[A-Z0-9_]*)=([^\s;]+)"
 )
+
+
+def short_name_stem(name: str) -> str | None:
+    """The part before ``~N`` of the Windows 8.3 short name of a folder called
+    ``name`` (``zedkowalski`` -> ``ZEDKOW``), if it would have one."""
+    stem = re.sub(r"[\s.]", "", name)[:6]
+    if len(stem) < MIN_USER_ANYWHERE or not stem.isascii():
+        return None
+    return stem
 
 
 class Redactor:
@@ -27,12 +46,24 @@ class Redactor:
             key=len,
             reverse=True,
         )
-        # A user name is replaced where it is a path component, so that a short
-        # name ("ai") does not eat ordinary words.
-        self._users = [
-            (u.lower(), re.compile(rf"(?i)(?<=[\\/]){re.escape(u)}(?=[\\/]|$)"))
-            for u in sorted({u for u in users if u}, key=len, reverse=True)
-        ]
+        # A user name of 3+ characters is replaced wherever it appears between
+        # non-letters, in any case, together with its Windows 8.3 short form
+        # (ZEDKOW~1); a shorter one ("ai") only as a whole path component.
+        self._users: list[tuple[str, re.Pattern[str]]] = []
+        for user in sorted({u for u in users if u}, key=len, reverse=True):
+            if len(user) >= MIN_USER_ANYWHERE:
+                pattern = rf"(?i)(?<![A-Za-z]){re.escape(user)}(?![A-Za-z])"
+                self._users.append((user.lower(), re.compile(pattern)))
+            else:
+                pattern = rf"(?i)(?<=[\\/]){re.escape(user)}(?=[\\/]|$)"
+                self._users.append((user.lower(), re.compile(pattern)))
+            short = short_name_stem(user)
+            if short is not None:
+                pattern = rf"(?i)(?<![A-Za-z0-9]){re.escape(short)}~\d{{1,6}}"
+                self._users.append(("~", re.compile(pattern)))
+                # After four collisions Windows hashes: 2 letters + 4 hex digits.
+                pattern = rf"(?i)(?<![A-Za-z0-9]){re.escape(short[:2])}[0-9A-F]{{4}}~\d{{1,6}}"
+                self._users.append(("~", re.compile(pattern)))
         self._hosts = [
             (h.lower(), re.compile(rf"(?i)(?<![A-Za-z0-9]){re.escape(h)}(?![A-Za-z0-9])"))
             for h in sorted({h for h in hosts if h and len(h) >= 2}, key=len, reverse=True)
@@ -56,14 +87,16 @@ class Redactor:
             for variant in {home, home.replace("\\", "/"), home.replace("/", "\\")}:
                 value = value.replace(variant, "~")
         lower = value.lower()
-        for word, pattern in self._users:
-            if word in lower:  # a substring test first: most strings hold no name
-                value = pattern.sub("<user>", value)
+        # Hosts first: a host name often holds the user name (alice-laptop).
         for word, pattern in self._hosts:
-            if word in lower:
+            if word in lower:  # a substring test first: most strings hold no name
                 value = pattern.sub("<host>", value)
+        for word, pattern in self._users:
+            if word in lower:
+                value = pattern.sub("<user>", value)
         if "@" in value:
             value = _URL_CREDENTIALS.sub(r"\1<redacted>@", value)
+            value = _BARE_CREDENTIALS.sub("<redacted>@", value)
         if "=" in value:
             value = _SECRET_ASSIGNMENT.sub(r"\1=<redacted>", value)
         return value

@@ -7,7 +7,6 @@ immutable objects for the resolver.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,8 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.tags import Tag
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
+
+from . import safejson
 
 
 class ReleasesError(Exception):
@@ -205,9 +206,11 @@ def parse(
 def load(releases_path: Path, issues_path: Path | None, *, eager: bool = False) -> ReleaseMatrix:
     """A releases.json, with the known issues from ``issues_path`` (if any)."""
     try:
-        releases = json.loads(releases_path.read_text("utf-8"))
-        issues = json.loads(issues_path.read_text("utf-8")) if issues_path else None
-    except (OSError, ValueError) as exc:
+        releases = safejson.loads(releases_path.read_bytes(), str(releases_path))
+        issues = safejson.loads(issues_path.read_bytes(), str(issues_path)) if issues_path else None
+    except safejson.BadJSON as exc:
+        raise ReleasesError(str(exc)) from exc
+    except OSError as exc:
         raise ReleasesError(f"{releases_path}: {type(exc).__name__}: {exc}") from exc
     if not isinstance(releases, dict):
         raise ReleasesError(f"{releases_path}: not a JSON object")

@@ -17,7 +17,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Protocol
 
+from .containment import Containment, for_this_platform
+
 DEFAULT_OUTPUT_CAP = 4 * 1024 * 1024
+# How long after the time limit ``run`` may take to kill, sweep and drain.
+_GRACE_S = 1.7
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,9 @@ class Completed:
     stderr_truncated: bool = False
     start_error: str | None = None
     killed_pids: tuple[int, ...] = ()
+    # Processes the child started that left its tree (double-forked daemons),
+    # found by the containment sweep and killed after the child ended.
+    escaped_pids: tuple[int, ...] = ()
 
     @property
     def signal(self) -> int | None:
@@ -107,10 +114,10 @@ class _CappedReader(threading.Thread):
         return bytes(self.head) + marker + tail, truncated
 
 
-def kill_tree(pid: int) -> tuple[int, ...]:
+def kill_tree(pid: int, wait_s: float = 0.5) -> tuple[int, ...]:
     """Kill a process and all its descendants; returns the pids killed.
 
-    Waits at most about a second: a killed grandchild may stay a zombie until
+    Waits at most ``wait_s``: a killed grandchild may stay a zombie until
     its new parent reaps it (in containers, sometimes never), which counts
     as dead here.
     """
@@ -128,7 +135,7 @@ def kill_tree(pid: int) -> tuple[int, ...]:
             killed.append(proc.pid)
         except (psutil.NoSuchProcess, psutil.AccessDenied):
             continue
-    deadline = time.monotonic() + 1.0
+    deadline = time.monotonic() + wait_s
     for proc in victims:
         while time.monotonic() < deadline:
             try:
@@ -152,10 +159,19 @@ def _kill_group(pgid: int) -> None:
 
 
 class SubprocessRunner:
-    """The real runner: argv list, no shell, stdin closed, whole-tree kill."""
+    """The real runner: argv list, no shell, stdin closed, whole-tree kill, and
+    containment of everything the child starts (``qnndoctor.containment``).
 
-    def __init__(self, output_cap: int = DEFAULT_OUTPUT_CAP) -> None:
+    ``run`` returns within ``timeout`` + about 1.7 s, whatever the child does.
+    """
+
+    def __init__(
+        self,
+        output_cap: int = DEFAULT_OUTPUT_CAP,
+        containment: Callable[[], Containment] = for_this_platform,
+    ) -> None:
         self.output_cap = output_cap
+        self.containment = containment
 
     def run(
         self,
@@ -169,19 +185,25 @@ class SubprocessRunner:
         """``on_start`` runs once the child is running: work to overlap with it."""
         args = tuple(argv)
         started = time.monotonic()
+        # Everything after the time limit (kill, sweep, draining) fits in this.
+        hard_end = started + timeout + _GRACE_S
         posix = sys.platform != "win32"
+        containment = self.containment()
+        child_env = dict(env) if env is not None else dict(os.environ)
+        containment.prepare(child_env)
         try:
             proc = subprocess.Popen(
                 args,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                env=dict(env) if env is not None else None,
+                env=child_env,
                 cwd=cwd,
                 start_new_session=posix,
                 creationflags=0 if posix else getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
             )
         except OSError as exc:
+            containment.sweep()
             return Completed(
                 argv=args,
                 exit_code=None,
@@ -190,6 +212,7 @@ class SubprocessRunner:
                 duration_s=time.monotonic() - started,
                 start_error=f"{type(exc).__name__}: {exc.strerror or exc}",
             )
+        containment.attach(proc.pid, getattr(proc, "_handle", None))
         assert proc.stdout is not None and proc.stderr is not None
         readers = (
             _CappedReader(proc.stdout, self.output_cap),
@@ -206,22 +229,24 @@ class SubprocessRunner:
         # the join at once.
         waiter = threading.Thread(target=proc.wait, daemon=True)
         waiter.start()
-        waiter.join(timeout)
+        waiter.join(max(timeout - (time.monotonic() - started), 0))
         if waiter.is_alive():
             timed_out = True
             killed = kill_tree(proc.pid)
             if posix:  # also whatever left the tree but stayed in the session
                 _kill_group(proc.pid)
-            proc.wait()
+            waiter.join(max(hard_end - 0.9 - time.monotonic(), 0.05))
+        # Whatever the child started and left behind (a double-forked daemon
+        # in its own session is in neither its tree nor its process group).
+        escaped = containment.sweep()
         # The child is gone; anything still holding its pipes is a descendant.
-        deadline = started + timeout + 0.5
         for reader in readers:
-            reader.join(timeout=max(deadline - time.monotonic(), 0.05))
+            reader.join(timeout=max(hard_end - 0.2 - time.monotonic(), 0.05))
         if any(reader.is_alive() for reader in readers):
             if posix:
                 _kill_group(proc.pid)
             for reader in readers:
-                reader.join(timeout=1.0)
+                reader.join(timeout=0.1)
             timed_out = timed_out or proc.returncode is None
         stdout, out_cut = readers[0].result()
         stderr, err_cut = readers[1].result()
@@ -238,4 +263,5 @@ class SubprocessRunner:
             stdout_truncated=out_cut,
             stderr_truncated=err_cut,
             killed_pids=killed,
+            escaped_pids=tuple(p for p in escaped if p not in killed),
         )

@@ -60,7 +60,7 @@ def resolve(spec: str | None, environ: Mapping[str, str] | None = None) -> Targe
         raise TargetError("auto: no active environment and no python on PATH")
     # Absolute, but not resolved: a venv's python is a symlink that must stay in
     # the venv; and the smoke child runs in another working directory.
-    path = Path(os.path.abspath(Path(spec).expanduser()))
+    path = Path(spec).expanduser().absolute()
     if path.is_dir():
         found = _python_in_env(path)
         if found is None:
@@ -69,7 +69,7 @@ def resolve(spec: str | None, environ: Mapping[str, str] | None = None) -> Targe
     if not path.exists():
         on_path = _which(spec, path=env.get("PATH"))
         if on_path:
-            return Target(os.path.abspath(on_path), f"--python {spec} (found on PATH)")
+            return Target(str(Path(on_path).absolute()), f"--python {spec} (found on PATH)")
         raise TargetError(f"{spec}: no such interpreter")
     if not os.access(path, os.X_OK):
         raise TargetError(f"{spec}: not executable")

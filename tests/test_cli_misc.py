@@ -101,7 +101,9 @@ def test_redactor_hides_user_host_home_and_secrets() -> None:
         == "https://<redacted>@index.example/simple"
     )
     assert redactor.text("HF_TOKEN=abc123 other") == "HF_TOKEN=<redacted> other"
-    assert redactor.text("malice and alice in words") == "malice and alice in words"
+    # A 3+ character name goes wherever it stands between non-letters (issue 11),
+    # not inside a longer word.
+    assert redactor.text("malice and alice in words") == "malice and <user> in words"
 
 
 def test_json_is_redacted_by_default(

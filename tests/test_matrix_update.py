@@ -105,9 +105,12 @@ def test_update_installs_a_valid_matrix_and_it_is_used(
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        (b"not json at all", "not JSON"),
+        (b"not json at all", "not valid JSON"),
         (b'{"schema_version": 1, "releases": "nope"}', "does not match the releases schema"),
         (b"{" + b" " * 2_000_000 + b"}", "byte limit"),
+        (b"[" * 200_000 + b"]" * 200_000, "nested too deeply"),
+        (b'{"a":' * 500 + b"1" + b"}" * 500, "nested deeper than 64 levels"),
+        (json.dumps({**BUNDLED, "releases": []}).encode(), "contains no releases"),
     ],
 )
 def test_bad_downloads_are_refused_and_nothing_changes(
@@ -137,7 +140,7 @@ def test_a_corrupt_cached_matrix_falls_back_to_the_bundled_one(user_cache: Path)
     (user_cache / "releases.json").write_text('{"releases": [{"version": "x"}]}')
     loaded = matrixdata.load()
     assert "bundled" in (loaded.releases_source or "")
-    assert any("ignored updated matrix" in note for note in loaded.notes)
+    assert any("ignored the updated matrix" in note for note in loaded.notes)
 
 
 def test_matrix_cli_show_and_update_errors(cli: Cli, user_cache: Path) -> None:
@@ -149,3 +152,45 @@ def test_matrix_cli_show_and_update_errors(cli: Cli, user_cache: Path) -> None:
     assert cli("matrix", "update").code == 2
     refused = cli("matrix", "update", "--from", "http://127.0.0.1:9/x.json")
     assert refused.code == 3 and "only https" in refused.err
+
+
+def test_a_dripping_server_meets_the_total_deadline(user_cache: Path) -> None:
+    """A real HTTPS server that sends one byte every 0.2 s: no single read
+    times out, the whole download never ends; the deadline ends it."""
+    ca = trustme.CA()
+    stop = threading.Event()
+
+    class Drip(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            for _ in range(300):  # bounded: 60 s at most, far beyond the deadline
+                if stop.wait(0.2):
+                    return
+                try:
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                except OSError:
+                    return
+
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+    server = _TLSServer(("127.0.0.1", 0), Drip)
+    server.context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("127.0.0.1").configure_cert(server.context)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"https://127.0.0.1:{server.server_address[1]}/releases.json"
+        with pytest.raises(UpdateError, match=r"did not finish within 1\.5 s \(\d+ bytes"):
+            update_from(
+                url, max_bytes=1_000_000, verify=_client_context(ca), timeout=30, deadline=1.5
+            )
+    finally:
+        stop.set()
+        server.shutdown()
+        server.server_close()
+    assert not (user_cache / "releases.json").exists()

@@ -268,7 +268,11 @@ def run_tool(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Iterator[Cal
         code = refresh.main(argv)
         err = capsys.readouterr().err
         assert "Traceback" not in err, err  # clear errors only, whatever goes wrong
-        document = json.loads(output.read_text("utf-8")) if output.exists() and code == 0 else None
+        document = (
+            json.loads(output.read_text("utf-8"))
+            if output.exists() and code in (0, refresh.EXIT_WHEELS)
+            else None
+        )
         if document is not None:
             validate(document)
         return Run(code, err, document)
@@ -628,7 +632,7 @@ def test_wrong_sha256_is_an_error_for_that_file_only(run_tool: Callable[..., Run
         PROJECT, [served(bad, mode="ignore-range", sha256="0" * 64), served(good)]
     ) as server:
         result = run_tool(server)
-    assert result.code == 0
+    assert result.code == refresh.EXIT_WHEELS  # written, but an error in the exit code
     record = result.files()[bad[0]]
     assert record["error"] is not None and record["error"].startswith("sha256 mismatch")
     assert hashlib.sha256(bad[1]).hexdigest() in record["error"]
@@ -656,7 +660,7 @@ def test_short_or_misplaced_answers(run_tool: Callable[..., Run], mode: str, mes
     bad, good = wheel_1x_arm64(), wheel_2x_linux()
     with serve(PROJECT, [served(bad, mode=mode), served(good)]) as server:
         result = run_tool(server)
-    assert result.code == 0
+    assert result.code == refresh.EXIT_WHEELS  # written, but an error in the exit code
     assert message in (result.files()[bad[0]]["error"] or "")
     assert result.files()[good[0]]["error"] is None
 
@@ -712,7 +716,7 @@ def test_corrupt_zips(run_tool: Callable[..., Run]) -> None:
     files = [served(good), served(no_eocd), served(bad_cd), served(bad_entry)]
     with serve(PROJECT, files) as server:
         result = run_tool(server)
-    assert result.code == 0
+    assert result.code == refresh.EXIT_WHEELS  # written, but an error in the exit code
     records = result.files()
     assert records[good[0]]["error"] is None
     assert records[no_eocd[0]]["error"] == "bad zip: no end-of-central-directory record"
@@ -744,7 +748,7 @@ def test_bad_member_data_and_unsupported_methods(run_tool: Callable[..., Run]) -
     corrupt[start + info.compress_size - 40 : start + info.compress_size - 30] = bytes(10)
     with serve(PROJECT, [Served(name, bytes(corrupt))]) as server:
         result = run_tool(server)
-    assert result.code == 0
+    assert result.code == refresh.EXIT_WHEELS  # written, but an error in the exit code
     record = result.files()[name]
     stub = lib(record, base + "QnnHtpV73Stub.dll")
     assert stub["error"] is not None and stub["error"].startswith("bad member data")
@@ -1053,3 +1057,53 @@ def test_committed_matrix_is_valid_and_complete() -> None:
         assert record["filename"].split("-")[1] in versions
     for release in releases:
         assert {f["filename"].split("-")[1] for f in release["files"]} == {release["version"]}
+
+
+# ---------------------------------------------------------------- exit codes and shrink guard
+
+
+@pytest.mark.parametrize(("mode", "message"), [("missing", "HTTP 404"), ("hang", "")])
+def test_a_wheel_that_404s_or_hangs_is_an_error_in_the_exit_code(
+    run_tool: Callable[..., Run], mode: str, message: str
+) -> None:
+    bad, good = wheel_2x_arm64(), wheel_2x_linux()
+    with serve(PROJECT, [served(bad, mode=mode), served(good)]) as server:
+        result = run_tool(server, "--timeout", "0.5")
+    assert result.code == refresh.EXIT_WHEELS
+    assert "1 wheel(s) could not be read" in result.err
+    error = result.files()[bad[0]]["error"]
+    assert error is not None and message in error
+    assert result.files()[good[0]]["error"] is None
+
+
+def test_an_index_listing_fewer_releases_is_refused_unless_allowed(
+    run_tool: Callable[..., Run], tmp_path: Path
+) -> None:
+    wheels = [wheel_1x_arm64("1.17.3"), wheel_1x_arm64(), wheel_2x_arm64(), wheel_2x_linux()]
+    with serve(PROJECT, [served(w) for w in wheels]) as server:
+        assert run_tool(server).code == 0
+    before = (tmp_path / "releases.json").read_bytes()
+    # The index now answers with one release of the three (a partial mirror).
+    with serve(PROJECT, [served(wheels[2])]) as server:
+        refused = run_tool(server)
+        assert refused.code == refresh.EXIT_SHRINK
+        assert "would drop 3 release(s) or wheel(s)" in refused.err
+        assert "release 1.17.3" in refused.err and "Nothing written" in refused.err
+        assert (tmp_path / "releases.json").read_bytes() == before
+        allowed = run_tool(server, "--allow-shrink")
+    assert allowed.code == 0
+    assert allowed.document is not None
+    assert [r["version"] for r in allowed.document["releases"]] == ["2.7.0"]
+    assert "dropped (--allow-shrink): release 1.17.3" in allowed.err
+
+
+def test_dropping_one_wheel_of_a_release_is_a_shrink_too(
+    run_tool: Callable[..., Run], tmp_path: Path
+) -> None:
+    kept, lost = wheel_2x_arm64(), wheel_2x_linux()
+    with serve(PROJECT, [served(kept), served(lost)]) as server:
+        assert run_tool(server).code == 0
+    with serve(PROJECT, [served(kept)]) as server:
+        refused = run_tool(server)
+    assert refused.code == refresh.EXIT_SHRINK
+    assert f"2.7.0: {lost[0]}" in refused.err

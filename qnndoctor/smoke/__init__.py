@@ -23,6 +23,7 @@ from ..facts import Facts
 from ..matrixdata import Soc
 from ..runner import Completed, Runner, SubprocessRunner
 from ..target import Target
+from . import result_shape
 
 HERE = Path(__file__).resolve().parent
 MODEL = HERE / "qdq_add.onnx"
@@ -96,6 +97,8 @@ class SmokeResult:
     log_lines: tuple[str, ...] = ()
     child: Mapping[str, Any] | None = None
     killed_pids: tuple[int, ...] = ()
+    timeout_s: float | None = None  # the time limit the session really ran with
+    escaped_pids: tuple[int, ...] = ()  # left the tree (daemons); swept after the end
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -109,6 +112,8 @@ class SmokeResult:
             "log_lines": list(self.log_lines),
             "child": dict(self.child) if self.child is not None else None,
             "killed_pids": list(self.killed_pids),
+            "timeout_s": self.timeout_s,
+            "escaped_pids": list(self.escaped_pids),
             # Catalogue ids, best first: derived by the report builder with the
             # catalogue in use, so a re-diagnosed ticket gets current ones.
             "signatures": [],
@@ -163,7 +168,7 @@ def first_error(lines: tuple[str, ...]) -> str | None:
     return None
 
 
-def classify(completed: Completed, backend: str) -> SmokeResult:
+def classify(completed: Completed, backend: str, timeout: float | None = None) -> SmokeResult:
     """Every way the child can end, as one of ``STATUSES``."""
     stderr = completed.stderr_text()
     common: dict[str, Any] = {
@@ -174,6 +179,8 @@ def classify(completed: Completed, backend: str) -> SmokeResult:
         "stderr_tail": stderr[-_STDERR_TAIL:] or None,
         "log_lines": _log_lines(stderr),
         "killed_pids": completed.killed_pids,
+        "timeout_s": timeout,
+        "escaped_pids": completed.escaped_pids,
     }
     if completed.start_error:
         return SmokeResult(
@@ -182,18 +189,20 @@ def classify(completed: Completed, backend: str) -> SmokeResult:
     if completed.timed_out:
         return SmokeResult(
             "timed_out",
-            reason=f"no result within {completed.duration_s:.0f} s; the process tree was killed",
+            reason=f"no result within the {timeout or completed.duration_s:g} s smoke timeout; "
+            "the process tree was killed",
             **common,
         )
     child: dict[str, Any] | None = None
+    raw_line = ""
     for line in completed.stdout_text().splitlines():
         if line.startswith(MARKER):
             try:
                 loaded = json.loads(line[len(MARKER) :])
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(loaded, dict):
-                child = loaded
+                child, raw_line = loaded, line[len(MARKER) :]
     if child is None:
         how = common["exit_name"] or f"exit code {completed.exit_code}"
         logged = first_error(common["log_lines"])
@@ -201,11 +210,19 @@ def classify(completed: Completed, backend: str) -> SmokeResult:
         if logged:
             crash += f"; first error logged: {logged}"
         return SmokeResult("crashed", reason=crash, **common)
-    status = str(child.get("status"))
-    if status not in STATUSES:
+    wrong = result_shape.problems(child)
+    if not wrong and child["status"] not in STATUSES:
+        wrong = [f"unknown status {child['status']!r}"]
+    if wrong:
         return SmokeResult(
-            "crashed", reason=f"unexpected child status {status!r}", child=child, **common
+            "failed",
+            reason="the smoke child's result has an unexpected shape ("
+            + "; ".join(wrong[:5])
+            + "); its raw text is kept",
+            child={"unexpected_result": raw_line[: result_shape.RAW_KEPT]},
+            **common,
         )
+    status = str(child["status"])
     reason: str | None = None
     if status == "failed":
         exc = child.get("exception") or {}
@@ -249,7 +266,7 @@ def run_smoke(
     # what the session imports (the probes report that case separately).
     with tempfile.TemporaryDirectory(prefix="qnndoctor-smoke-") as cwd:
         completed = runner.run(smoke_argv(target, backend), timeout=timeout, env=env, cwd=cwd)
-    return classify(completed, backend)
+    return classify(completed, backend, timeout)
 
 
 def failure_text(smoke: Mapping[str, Any]) -> tuple[str, str | None]:

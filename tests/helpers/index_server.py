@@ -25,7 +25,18 @@ __all__ = ["IndexServer", "Seen", "Served", "serve"]
 #   refuse-501    501 to any Range request, 200 without one
 #   truncate      206 whose body is shorter than the range (Content-Length matches the body)
 #   wrong-range   206 whose Content-Range names other bytes than those asked for
-MODES = ("range", "ignore-range", "refuse-416", "refuse-501", "truncate", "wrong-range")
+#   missing       404, although the index lists the file
+#   hang          no answer at all until the server stops (or 30 s pass)
+MODES = (
+    "range",
+    "ignore-range",
+    "refuse-416",
+    "refuse-501",
+    "truncate",
+    "wrong-range",
+    "missing",
+    "hang",
+)
 
 
 @dataclass(frozen=True)
@@ -83,6 +94,7 @@ class IndexServer:
         self._failures: dict[str, int] = {}
         self._seen: list[Seen] = []
         self._lock = threading.Lock()
+        self._stopping = threading.Event()
         self._httpd = _QuietServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
@@ -99,6 +111,7 @@ class IndexServer:
         self._thread.start()
 
     def stop(self) -> None:
+        self._stopping.set()
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=10)
@@ -202,6 +215,13 @@ class IndexServer:
                     return
                 if served_now is None:
                     self._send(503, b"try again")
+                    return
+                if served.mode == "missing":
+                    self._send(404, b"gone")
+                    return
+                if served.mode == "hang":
+                    server._stopping.wait(30)  # bounded: the test never waits this long
+                    self.close_connection = True
                     return
                 data = served.data
                 wanted = self.headers.get("Range")

@@ -1,0 +1,61 @@
+"""Reading JSON from outside (tickets, matrices, downloads) without surprises.
+
+``json.loads`` raises ``RecursionError`` on deeply nested input, and a
+document nested just below that limit can still exhaust the stack of code
+that walks it recursively (the redactor, renderers). Every JSON document
+qnndoctor reads from a file or the network goes through ``loads`` here:
+a clear ``BadJSON`` (a ``ValueError``) instead, and nothing deeper than
+``MAX_DEPTH`` gets in.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+# Reports nest about 10 levels, the release matrix about 8.
+MAX_DEPTH = 64
+
+
+class BadJSON(ValueError):
+    """The text is not JSON qnndoctor can use."""
+
+
+def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether containers nest deeper than ``limit`` (iterative: no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def loads(text: str | bytes, what: str) -> Any:
+    """Parse ``text`` (``what`` names it in messages)."""
+    try:
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        value = json.loads(text)
+    except UnicodeDecodeError as exc:
+        raise BadJSON(f"{what} is not UTF-8 text: {exc.reason} at byte {exc.start}") from exc
+    except RecursionError as exc:
+        raise BadJSON(f"{what} is nested too deeply to be read") from exc
+    except json.JSONDecodeError as exc:
+        ends_early = exc.pos >= len(exc.doc.rstrip()) or exc.msg.startswith("Unterminated string")
+        cut = " (the file looks truncated)" if ends_early else ""
+        raise BadJSON(
+            f"{what} is not valid JSON{cut}: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from exc
+    except ValueError as exc:  # e.g. a number too long to convert
+        raise BadJSON(f"{what} is not usable JSON: {exc}") from exc
+    if depth_exceeds(value):
+        raise BadJSON(f"{what} is nested deeper than {MAX_DEPTH} levels; no qnndoctor document is")
+    return value

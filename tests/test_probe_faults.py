@@ -1,0 +1,143 @@
+"""Probes against files that are not files, and probes that hang: a real FIFO
+in a real venv's package folder, a probe blocked on a real FIFO, and a probe
+program killed half-way. One lost section, never the whole report."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import types
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import CliResult, validate_report
+from helpers.fake_python import write_fake_python
+from helpers.wheels import build_wheel, make_venv, pip_install, site_packages
+
+from qnndoctor import _layout
+from qnndoctor.collect import PART_MARKER, PLAN_MARKER, run_probes
+from qnndoctor.target import Target
+
+Cli = Callable[..., CliResult]
+posix_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+
+# The first 64 bytes of an x86-64 ELF shared object (enough for the header probe).
+ELF_HEADER = (
+    b"\x7fELF\x02\x01\x01" + b"\x00" * 9 + b"\x03\x00\x3e\x00\x01\x00\x00\x00" + b"\x00" * 40
+)
+
+
+@posix_only
+def test_a_fifo_named_like_a_qnn_library_is_never_opened(cli: Cli, tmp_path: Path) -> None:
+    wheel = build_wheel(
+        tmp_path / "wheels",
+        "onnxruntime-qnn",
+        "2.7.0",
+        {
+            "onnxruntime_qnn/__init__.py": b"",
+            "onnxruntime_qnn/build_and_package_info.py": b"qnn_version = '2.51.0'\n",
+            "onnxruntime_qnn/libQnnHtp.so": ELF_HEADER,
+            "onnxruntime_qnn/libQnnSystem.so": ELF_HEADER,
+        },
+    )
+    python = make_venv(tmp_path / "venv")
+    pip_install(python, str(wheel))
+    package = site_packages(python) / "onnxruntime_qnn"
+    (package / "libQnnHtp.so").unlink()
+    os.mkfifo(package / "libQnnHtp.so")  # in RECORD too: the install check sees it
+    os.mkfifo(package / "libQnnHtpV73Stub.so")  # not in RECORD
+    result = cli("check", "--python", str(python), "--json", "--no-smoke", "--timeout", "120")
+    assert "Traceback" not in result.err
+    report = result.json()
+    validate_report(report)
+    facts = report["facts"]
+    assert all(probe["status"] == "ok" for probe in facts.values()), facts
+    (bundle,) = facts["qnn_bundled"]["values"]["bundles"]
+    libraries = {lib["name"]: lib for lib in bundle["folders"][0]["libraries"]}
+    for name in ("libQnnHtp.so", "libQnnHtpV73Stub.so"):
+        assert "not a regular file (a FIFO)" in libraries[name]["error"]
+    assert libraries["libQnnSystem.so"]["machine"] == "x86_64"
+    assert facts["probe_run"]["values"]["unfinished"] is None
+
+
+def _probes_package() -> types.ModuleType:
+    """The probe program, imported from its folder as the bootstrap does."""
+    import importlib.util
+
+    folder = _layout.package_dir("probes")
+    assert folder is not None
+    spec = importlib.util.spec_from_file_location(
+        "_test_probes", folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["_test_probes"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@posix_only
+def test_a_probe_blocked_on_a_fifo_loses_only_its_own_section(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A probe stuck in a real blocking open() of a FIFO (as an unguarded
+    read would be) times out; the probes before and after it still report."""
+    probes = _probes_package()
+    fifo = tmp_path / "libQnnHtp.so"
+    os.mkfifo(fifo)
+
+    def stuck(ctx: object) -> object:
+        with open(fifo, "rb") as handle:  # blocks: no writer ever comes
+            return handle.read()
+
+    blocked = types.SimpleNamespace(NAME="blocked", run=stuck)
+    order = list(probes.PROBES)
+    monkeypatch.setattr(probes, "PROBES", (*order[:3], blocked, *order[3:]))
+    seen: list[str] = []
+    document = probes.run_all(
+        {"probe_timeout": 1.0}, on_result=lambda name, entry: seen.append(name)
+    )
+    results = document["probes"]
+    assert results["blocked"]["status"] == "error"
+    assert results["blocked"]["error"]["type"] == "ProbeTimeout"
+    assert "did not finish within 1 s" in results["blocked"]["error"]["message"]
+    others = [module.NAME for module in order]
+    assert all(results[name]["status"] == "ok" for name in others), results
+    assert seen == [*others[:3], "blocked", *others[3:]]
+    with open(fifo, "wb"):  # a writer: the abandoned thread ends too
+        pass
+
+
+def test_a_killed_probe_program_keeps_the_sections_it_printed(tmp_path: Path) -> None:
+    """A target interpreter that prints two sections, then hangs until killed."""
+    interpreter = {"status": "ok", "values": {"version": "3.11.9"}, "sources": {}}
+    plan = ["interpreter", "emulation", "installs", "paths"]
+    body = (
+        "import sys, time\n"
+        f"print({PLAN_MARKER + json.dumps(plan)!r})\n"
+        f"print({PART_MARKER + json.dumps(['interpreter', interpreter])!r})\n"
+        f"print({PART_MARKER + json.dumps(['emulation', interpreter])!r}, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    target = Target(str(write_fake_python(tmp_path, body)), "test double")
+    run = run_probes(target, timeout=3)
+    assert run.completed.timed_out
+    facts = run.facts
+    assert facts.value("interpreter", "version") == "3.11.9"
+    assert facts.ok("emulation")
+    for lost in ("installs", "paths"):
+        probe = facts.probe(lost)
+        assert probe is not None and not probe.ok
+        assert "killed after 3 s, before this probe finished" in probe.error_text()
+    assert "killed after 3 s" in facts.value("probe_run", "unfinished")
+
+
+def test_a_probe_program_that_prints_nothing_is_still_could_not_check(
+    cli: Cli, tmp_path: Path
+) -> None:
+    target = write_fake_python(tmp_path, "import time; time.sleep(600)")
+    result = cli("check", "--python", str(target), "--json", "--timeout", "2")
+    assert result.code == 3
+    assert "did not finish within 2 s" in result.json()["error"]["message"]
