@@ -44,7 +44,21 @@ def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
         + "\n"
     )
     status = rec.get("status")
-    if status == "ok":
+    emulation = rec.get("emulation")
+    if emulation:
+        out.write(f"\nEmulation: {emulation.get('verdict')}.\n")
+        native = emulation.get("native_arm64") or {}
+        if native.get("commands"):
+            out.write(
+                f"Recommended: native ARM64 Python with onnxruntime-qnn {native.get('version')}:\n"
+            )
+            for command in native["commands"]:
+                out.write(f"    {command}\n")
+        if emulation.get("this_interpreter_commands"):
+            out.write("Or, staying in this emulated x64 Python:\n")
+            for command in emulation["this_interpreter_commands"]:
+                out.write(f"    {command}\n")
+    if status == "ok" and not emulation:
         out.write(
             f"\nInstall onnxruntime-qnn {rec['version']} ({rec['era']}, bundled QNN "
             f"{rec.get('bundled_qnn') or 'unknown'}; wheel {rec['file']}):\n"
@@ -64,15 +78,21 @@ def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
                 f"  instead: {alternative['change']}, then install onnxruntime-qnn "
                 f"{alternative['version']}\n"
             )
-    else:
+    elif status != "ok":
         out.write(f"\nNo recommendation: {rec.get('reason') or '; '.join(rec.get('notes', []))}\n")
     if rec.get("ruled_out"):
         out.write("\nNewer releases, and why they are ruled out:\n")
+        from .compat_rules import confidence_words
+
         for verdict in rec["ruled_out"]:
-            reasons = "; ".join(
-                f"{r['detail']} [{r['axis']}, {r['confidence']}]" for r in verdict["reasons"]
-            )
-            out.write(f"  {verdict['version']:24} {reasons}\n")
+            out.write(f"  {verdict['version']}:\n")
+            for r in verdict["reasons"]:
+                sources = ", ".join(r.get("sources") or [])
+                out.write(
+                    f"      {r['detail']} ({confidence_words(r['confidence'])}"
+                    + (f"; see {sources}" if sources else "")
+                    + ")\n"
+                )
     for note in rec.get("notes", []):
         out.write(f"note: {note}\n")
 

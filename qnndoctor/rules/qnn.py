@@ -16,6 +16,7 @@ from ._common import (
     pip,
     process_arch,
     qnn_dists,
+    quote,
     reinstall_fix,
     target_is_windows,
 )
@@ -246,9 +247,35 @@ def system_qnn_on_loader_path(facts: Facts, matrix: Matrix) -> Iterator[Finding]
             Evidence("qnn_sdk.qnn_on_path", entries[:8]),
             Evidence("qnn_sdk.roots[*].version", versions),
         ),
-        Fix(
-            "Remove the SDK's lib folder from PATH / LD_LIBRARY_PATH for the process that runs onnxruntime-qnn."
-        ),
+        _shadowing_fix(facts, entries),
+    )
+
+
+def _shadowing_fix(facts: Facts, entries: list[dict[str, Any]]) -> Fix:
+    """Take the SDK's folders off the loader's search path for this shell.
+
+    On Windows no single command sets a variable in both PowerShell and cmd,
+    so the folders are named instead of a command in one shell's syntax."""
+    folders = list(dict.fromkeys(str(e["path"]) for e in entries))
+    if target_is_windows(facts):
+        return Fix(
+            "Remove these folders from PATH (System Properties > Environment Variables, then "
+            "open a new terminal) for the program that runs onnxruntime-qnn: "
+            + "; ".join(folders)
+            + ". The QNN SDK itself can stay installed."
+        )
+    commands = []
+    for variable in dict.fromkeys(str(e["variable"]) for e in entries):
+        drop = [str(e["path"]) for e in entries if e["variable"] == variable]
+        filters = " ".join(f"-e {quote(facts, folder)}" for folder in drop)
+        commands.append(
+            f'export {variable}="$(printf %s "${variable}" | tr : "\\n" '
+            f'| grep -vxF {filters} | paste -sd: -)"'
+        )
+    return Fix(
+        "Take the SDK's library folders off the search path in the shell that runs "
+        "onnxruntime-qnn (the QNN SDK itself can stay installed):",
+        tuple(commands),
     )
 
 

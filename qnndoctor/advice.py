@@ -1,0 +1,87 @@
+"""What the resolver tells a user besides the version: the exact commands
+(for the target's shell and interpreter) and notes about the machine."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from packaging.utils import canonicalize_name
+
+from . import shell
+from .compat_rules import LINUX_X86_SIMULATOR, NPU_DRIVER_COMPAT
+
+if TYPE_CHECKING:
+    from .resolver import Profile, Verdict
+
+
+def install_commands(profile: Profile, verdict: Verdict) -> tuple[str, ...]:
+    """Uninstall what conflicts, then install the exact version with the target's pip."""
+    keep = {"onnxruntime-qnn"} | ({"onnxruntime"} if verdict.era == "plugin-2.x" else set())
+    remove = []
+    for name, version, modules in profile.installed:
+        canonical = canonicalize_name(name)
+        wrong_era = canonical == "onnxruntime-qnn" and (version.split(".")[0] == "1") != (
+            verdict.era == "monolithic-1.x"
+        )
+        if (
+            ("onnxruntime" in modules and canonical not in keep) or wrong_era
+        ) and name not in remove:
+            remove.append(name)
+    installed_already = any(
+        canonicalize_name(name) == "onnxruntime-qnn" and version == str(verdict.version)
+        for name, version, _modules in profile.installed
+    )
+    if installed_already and not remove and not verdict.companion_pin:
+        return ()  # nothing to do; the report says it is already installed
+    commands = []
+    if remove:
+        commands.append(_pip(profile, "uninstall", "-y", *remove))
+    install = [f"onnxruntime-qnn=={verdict.version}"]
+    if verdict.companion_pin:
+        install.append(verdict.companion_pin)
+    commands.append(_pip(profile, "install", *install))
+    return tuple(commands)
+
+
+def _pip(profile: Profile, *args: str) -> str:
+    if profile.launcher:
+        return " ".join(
+            shell.quote(a, profile.windows) for a in (*profile.launcher, "-m", "pip", *args)
+        )
+    return shell.pip_command(profile.python_exe, profile.windows, *args)
+
+
+def native_arm64_launcher(python: tuple[int, int]) -> tuple[str, ...]:
+    """The Python launcher's way to start native ARM64 CPython X.Y: the same
+    words in PowerShell and cmd."""
+    return ("py", f"-V:{python[0]}.{python[1]}-arm64")
+
+
+def situation_notes(profile: Profile, chosen: Verdict | None) -> tuple[str, ...]:
+    """What the user should know about this machine, whatever is installed:
+    a system QNN SDK (a shadowing risk, never a reason to rule out), the
+    Linux x86-64 simulator."""
+    notes: list[str] = []
+    if profile.system_qnn_source:
+        bundled = chosen.file.qnn_version if chosen and chosen.file else None
+        sdk = f"QNN SDK {profile.system_qnn}" if profile.system_qnn else "A QNN SDK"
+        notes.append(
+            f"{sdk} is installed ({profile.system_qnn_source}). It does not limit which "
+            "onnxruntime-qnn you can use: onnxruntime-qnn loads the QNN libraries it ships"
+            + (f" (QNN {bundled})" if bundled else "")
+            + ", and the Windows NPU driver is documented as compatible with older and newer "
+            f"QNN versions ({NPU_DRIVER_COMPAT}). The risk is shadowing: if that SDK's library "
+            "folder is on "
+            + ("PATH" if profile.windows else "LD_LIBRARY_PATH")
+            + ", the loader can take the SDK's QNN libraries instead of the bundled ones "
+            "(a version mix: 'Unable to find a valid interface' or a crash). Keep it off "
+            "that variable for the process that runs onnxruntime-qnn; `qnndoctor check` "
+            "tells whether it is on it and gives the exact command."
+        )
+    if profile.os == "linux" and profile.arch == "x86_64":
+        notes.append(
+            "On Linux x86-64 there is no NPU: onnxruntime-qnn 2.3.0 and newer run the HTP "
+            "backend in a simulator there (real sessions and context-binary compilation, "
+            f"for preparing models; no NPU speed) ({LINUX_X86_SIMULATOR})."
+        )
+    return tuple(notes)
