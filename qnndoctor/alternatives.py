@@ -83,24 +83,31 @@ def emulation_verdict(
         return None
     from .resolver import evaluate_release
 
-    native = replace(
-        profile,
-        arch="arm64",
-        emulated=False,
-        installed=(),
-        launcher=native_arm64_launcher(profile.python),
-        free_threaded=False,
-    )
-    native_choice = next(
-        (
-            v
-            for v in (
-                evaluate_release(native, r, matrix, allow_prerelease) for r in matrix.releases
-            )
-            if v.fits
-        ),
-        None,
-    )
+    native_choice = native = None
+    # Same Python version first, then the versions the wheels cover best.
+    for minor in dict.fromkeys((profile.python[1], 12, 13, 11, 14)):
+        python = (profile.python[0], minor)
+        native = replace(
+            profile,
+            python=python,
+            arch="arm64",
+            emulated=False,
+            installed=(),
+            launcher=native_arm64_launcher(python),
+            free_threaded=False,
+        )
+        native_choice = next(
+            (
+                v
+                for v in (
+                    evaluate_release(native, r, matrix, allow_prerelease) for r in matrix.releases
+                )
+                if v.fits
+            ),
+            None,
+        )
+        if native_choice is not None:
+            break
     here = (
         f"this x64 Python runs under emulation; onnxruntime-qnn {chosen.version} can work in it "
         "(ARM64X QNN libraries), but native ARM64 Python is the validated setup"
@@ -109,8 +116,8 @@ def emulation_verdict(
         "the NPU from it"
     )
     native_commands: list[str] = []
-    if native_choice is not None:
-        major, minor = profile.python
+    if native_choice is not None and native is not None:
+        major, minor = native.python
         native_commands = [
             f"winget install --exact --id Python.Python.{major}.{minor} --architecture arm64",
             *install_commands(native, native_choice),
@@ -119,6 +126,9 @@ def emulation_verdict(
         "verdict": here,
         "native_arm64": {
             "version": str(native_choice.version) if native_choice else None,
+            "python": f"{native.python[0]}.{native.python[1]}"
+            if native_choice and native
+            else None,
             "commands": native_commands,
         },
         "this_interpreter_commands": list(commands),

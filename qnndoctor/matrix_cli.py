@@ -105,6 +105,13 @@ def run_recommend(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     matrix = _matrix(args, err)
     if matrix is None:
         return exitcodes.COULD_NOT_CHECK
+    if getattr(args, "platform", None) or getattr(args, "python_version", None):
+        from .whatif import run_what_if
+
+        if not getattr(args, "platform", None):
+            err.write("qnndoctor: error: --python-version needs --platform (what-if mode)\n")
+            return exitcodes.USAGE
+        return run_what_if(args, matrix, out, err)
     try:
         target = resolve(args.python)
         facts = run_probes(target, timeout=args.timeout).facts
