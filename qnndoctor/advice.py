@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from . import shell
@@ -31,24 +32,54 @@ def install_commands(profile: Profile, verdict: Verdict) -> tuple[str, ...]:
         canonicalize_name(name) == "onnxruntime-qnn" and version == str(verdict.version)
         for name, version, _modules in profile.installed
     )
-    if installed_already and not remove and not verdict.companion_pin:
+    if installed_already and not remove and _companion_satisfied(profile, verdict):
         return ()  # nothing to do; the report says it is already installed
-    commands = []
+    calls: list[tuple[str, ...]] = []
     if remove:
-        commands.append(_pip(profile, "uninstall", "-y", *remove))
+        calls.append(("uninstall", "-y", *remove))
     install = [f"onnxruntime-qnn=={verdict.version}"]
     if verdict.companion_pin:
         install.append(verdict.companion_pin)
-    commands.append(_pip(profile, "install", *install))
-    return tuple(commands)
+    calls.append(("install", *install))
+    return pip_commands(profile, calls)
 
 
-def _pip(profile: Profile, *args: str) -> str:
+def _companion_satisfied(profile: Profile, verdict: Verdict) -> bool:
+    """No companion pin, or the installed onnxruntime already meets it."""
+    if not verdict.companion_pin:
+        return True
+    try:
+        pin = Requirement(verdict.companion_pin)
+    except InvalidRequirement:
+        return False
+    return any(
+        canonicalize_name(name) == canonicalize_name(pin.name)
+        and pin.specifier.contains(version, prereleases=True)
+        for name, version, _modules in profile.installed
+    )
+
+
+def pip_commands(profile: Profile, calls: list[tuple[str, ...]]) -> tuple[str, ...]:
+    """pip run by the target's interpreter, typed the same in PowerShell and
+    cmd on Windows: PowerShell cannot start a quoted path without ``&``,
+    which cmd rejects, so a path that needs quotes is entered with ``pushd``
+    (both shells) and run as ``.\\python.exe``."""
     if profile.launcher:
-        return " ".join(
-            shell.quote(a, profile.windows) for a in (*profile.launcher, "-m", "pip", *args)
+        return tuple(
+            " ".join(shell.quote(a, profile.windows) for a in (*profile.launcher, "-m", "pip", *c))
+            for c in calls
         )
-    return shell.pip_command(profile.python_exe, profile.windows, *args)
+    exe = profile.python_exe
+    if profile.windows and shell.quote(exe, True) != exe:
+        folder, _sep, name = exe.rpartition("\\")
+        if folder:
+            local = ".\\" + name
+            return (
+                f'pushd "{folder}"',
+                *(shell.pip_command(local, True, *c) for c in calls),
+                "popd",
+            )
+    return tuple(shell.pip_command(exe, profile.windows, *c) for c in calls)
 
 
 def native_arm64_launcher(python: tuple[int, int]) -> tuple[str, ...]:

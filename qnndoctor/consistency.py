@@ -3,7 +3,9 @@
 Rules write their fixes on their own; the resolver decides which
 onnxruntime-qnn version belongs here. A finding must not tell the user to
 reinstall (or install) an onnxruntime-qnn other than the one the
-recommendation installs, so such a fix takes the recommendation's commands.
+recommendation installs, nor install the companion onnxruntime on its own
+while the recommendation installs a release (which brings, or pins, its
+companion): such a fix takes the recommendation's commands.
 """
 
 from __future__ import annotations
@@ -15,18 +17,37 @@ from typing import Any
 
 from .findings import Finding, Fix
 
-# "onnxruntime-qnn" as a pip argument, optionally quoted and pinned.
-_QNN_ARG = re.compile(r"""(?:^|\s)["']?onnxruntime[-_]qnn(?:==([^\s"']+))?["']?(?=\s|$)""", re.I)
+# "onnxruntime-qnn" or plain "onnxruntime" as a pip argument, maybe quoted,
+# maybe with a version specifier.
+_ORT_ARG = re.compile(
+    r"""(?:^|\s)["']?(onnxruntime(?:[-_]qnn)?)(?:(==)([^\s"',;<>=!~]+)|[<>=!~][^\s"']*)?["']?(?=\s|$)""",
+    re.I,
+)
 
 
-def _installs_qnn(command: str) -> tuple[bool, str | None]:
-    """Whether a command is a pip install of onnxruntime-qnn, and the pinned version."""
-    if " pip " not in f" {command} " or " install " not in f" {command} ":
-        return False, None
-    match = _QNN_ARG.search(command)
-    if match is None:
-        return False, None
-    return True, match.group(1)
+def _pip_installs(command: str) -> list[tuple[str, str | None]]:
+    """(distribution, pinned version) for each onnxruntime / onnxruntime-qnn a
+    pip install command names; [] for any other command."""
+    words = f" {command} "
+    if " pip " not in words or " install " not in words:
+        return []
+    found = []
+    for match in _ORT_ARG.finditer(command.split(" install ", 1)[1]):
+        name = match.group(1).lower().replace("_", "-")
+        found.append((name, match.group(3) if match.group(2) else None))
+    return found
+
+
+def _clashes(command: str, version: str, recommended: tuple[str, ...]) -> bool:
+    if command in recommended:
+        return False
+    for name, pinned in _pip_installs(command):
+        if name == "onnxruntime-qnn" and pinned != version:
+            return True
+        if name == "onnxruntime":
+            # The recommendation installs (or pins) the companion itself.
+            return True
+    return False
 
 
 def align_fixes(
@@ -43,10 +64,7 @@ def align_fixes(
     aligned = []
     for finding in findings:
         fix = finding.fix
-        clash = fix is not None and any(
-            installs and pinned != version
-            for installs, pinned in (_installs_qnn(c) for c in fix.commands)
-        )
+        clash = fix is not None and any(_clashes(c, version, commands) for c in fix.commands)
         if fix is not None and clash:
             finding = replace(
                 finding,

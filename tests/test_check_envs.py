@@ -103,7 +103,11 @@ def test_no_onnxruntime_qnn_at_all(cli: Cli, tmp_path: Path, real_wheels: dict[s
     assert result.code == 1
     finding = next(f for f in result.json()["findings"] if f["id"] == "no-onnxruntime-qnn")
     assert "onnxruntime 1.31.1" in finding["explanation"]
-    assert finding["fix"]["commands"][0].endswith("-m pip install onnxruntime-qnn")
+    # One consistent set of commands: the finding's fix is the recommendation's.
+    recommended = result.json()["recommendation"]
+    assert recommended["version"] == "2.7.0"
+    assert finding["fix"]["commands"] == recommended["commands"]
+    assert finding["fix"]["commands"][-1].endswith("-m pip install onnxruntime-qnn==2.7.0")
 
 
 def test_two_flavours_and_overwritten_pybind(

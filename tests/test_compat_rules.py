@@ -176,10 +176,43 @@ def test_findings_take_the_recommendations_commands_when_they_disagree() -> None
         "/v/bin/python -m pip install --force-reinstall --no-deps onnxruntime-qnn==2.7.0"
     )
     other = _finding("/v/bin/python -m pip install 'onnxruntime>=1.24.2'")
-    aligned = align_fixes((reinstall_old, unpinned, same, other), rec)
-    assert aligned[0].fix.commands == aligned[1].fix.commands == tuple(rec["commands"])  # type: ignore[union-attr]
+    gpu = _finding("/v/bin/python -m pip uninstall -y onnxruntime-gpu")
+    aligned = align_fixes((reinstall_old, unpinned, same, other, gpu), rec)
+    for changed in (aligned[0], aligned[1], aligned[3]):
+        assert changed.fix.commands == tuple(rec["commands"])  # type: ignore[union-attr]
     assert "onnxruntime-qnn 2.7.0" in aligned[0].fix.text  # type: ignore[union-attr]
-    assert aligned[2] == same and aligned[3] == other
+    assert aligned[2] == same and aligned[4] == gpu
     nothing_to_do = {"status": "ok", "version": "1.23.2", "commands": []}
     assert align_fixes((reinstall_old,), nothing_to_do) == (reinstall_old,)
     assert align_fixes((reinstall_old,), {"status": "nothing-fits"}) == (reinstall_old,)
+
+
+def test_windows_commands_work_in_powershell_and_cmd() -> None:
+    """A quoted interpreter path cannot start a PowerShell command (it needs
+    `&`, which cmd rejects): such a path is entered with pushd / popd."""
+    spaced = _profile(python_exe=r"C:\Program Files\Python311-arm64\python.exe")
+    rec = recommend(spaced, _matrix())
+    assert rec.commands == (
+        r'pushd "C:\Program Files\Python311-arm64"',
+        r'.\python.exe -m pip install "onnxruntime-qnn==2.7.0"',
+        "popd",
+    )
+    plain = recommend(_profile(), _matrix())
+    assert plain.commands == (r'C:\py\python.exe -m pip install "onnxruntime-qnn==2.7.0"',)
+    for command in (*rec.commands, *plain.commands):
+        assert "&" not in command and "$" not in command and "'" not in command
+
+
+def test_a_met_companion_pin_needs_no_command() -> None:
+    installed = (
+        ("onnxruntime-qnn", "2.3.0", ("onnxruntime_qnn",)),
+        ("onnxruntime", "1.27.0", ("onnxruntime",)),
+    )
+    profile = _profile(os="linux", glibc=(2, 35), python_exe="/v/bin/python", installed=installed)
+    rec = recommend(profile, _matrix(up_to="2.3.0"))
+    assert str(rec.chosen.version) == "2.3.0" and rec.commands == ()  # type: ignore[union-attr]
+    too_new = (installed[0], ("onnxruntime", "1.32.0", ("onnxruntime",)))
+    rec = recommend(dataclasses.replace(profile, installed=too_new), _matrix(up_to="2.3.0"))
+    assert rec.commands == (
+        "/v/bin/python -m pip install onnxruntime-qnn==2.3.0 'onnxruntime>=1.24.2,<1.28'",
+    )
