@@ -114,3 +114,110 @@ def class_drivers() -> List[Dict[str, Any]]:
                     if "npu" in text or "hexagon" in text or "qcnspmcdm" in text:
                         found.append(entry)
     return found
+
+
+def service_image_path(name: str) -> Optional[str]:
+    """``ImagePath`` of a driver service (``HKLM\\SYSTEM\\CurrentControlSet\\Services\\<name>``);
+    None when the service does not exist."""
+    import winreg  # type: ignore[import-not-found,unused-ignore]
+
+    key_path = "SYSTEM\\CurrentControlSet\\Services\\" + name
+    try:
+        with winreg.OpenKey(winreg.HKEY_LOCAL_MACHINE, key_path) as key:  # type: ignore[attr-defined,unused-ignore]
+            value, _kind = winreg.QueryValueEx(key, "ImagePath")  # type: ignore[attr-defined,unused-ignore]
+    except FileNotFoundError:
+        return None
+    return str(value) if value else None
+
+
+def file_version(path: str) -> Optional[str]:
+    """The fixed file version ("30.0.220.3000") from a DLL's VERSIONINFO,
+    through version.dll; None when it has none."""
+    import ctypes
+    from ctypes import wintypes
+
+    version = ctypes.WinDLL("version", use_last_error=True)  # type: ignore[attr-defined,unused-ignore]
+    size = version.GetFileVersionInfoSizeW(path, None)
+    if not size:
+        return None
+    buffer = ctypes.create_string_buffer(size)
+    if not version.GetFileVersionInfoW(path, 0, size, buffer):
+        return None
+    pointer = ctypes.c_void_p()
+    length = wintypes.UINT()
+    if not version.VerQueryValueW(buffer, "\\", ctypes.byref(pointer), ctypes.byref(length)):
+        return None
+    if length.value < 52 or not pointer.value:
+        return None
+    fixed = (wintypes.DWORD * 13).from_address(pointer.value)
+    if fixed[0] != 0xFEEF04BD:
+        return None
+    ms, ls = fixed[2], fixed[3]  # dwFileVersionMS, dwFileVersionLS
+    return "%d.%d.%d.%d" % (ms >> 16, ms & 0xFFFF, ls >> 16, ls & 0xFFFF)
+
+
+# The NPU driver's runtime services: the Hexagon NPU MCDM driver, and the
+# older FastRPC driver as a fallback (folder names as in llama.cpp#22204).
+NPU_SERVICES = ("qcnspmcdm", "qcadsprpc")
+NPU_RUNTIME_FILES = ("HtpUsrDrv.dll", "libcdsprpc.dll")
+
+
+def _image_folder(image_path: str, system_root: str) -> str:
+    """The folder of a service's ImagePath, in a form ``open`` understands."""
+    import ntpath
+
+    path = image_path.strip().strip('"')
+    lowered = path.lower()
+    for prefix in ("\\systemroot\\", "%systemroot%\\"):
+        if lowered.startswith(prefix):
+            path = ntpath.join(system_root, path[len(prefix) :])
+            break
+    else:
+        if lowered.startswith("\\??\\"):
+            path = path[4:]
+        elif lowered.startswith("system32\\"):
+            path = ntpath.join(system_root, path)
+    return ntpath.dirname(path)
+
+
+def npu_runtime(environ: Optional[Dict[str, str]] = None) -> List[Dict[str, Any]]:
+    """Per NPU service: its ImagePath, the DriverStore folder it runs from,
+    and the file versions of the NPU runtime DLLs there, each with its source."""
+    import os
+
+    env = os.environ if environ is None else environ
+    system_root = env.get("SystemRoot") or env.get("SYSTEMROOT") or "C:\\Windows"
+    found: List[Dict[str, Any]] = []
+    for service in NPU_SERVICES:
+        key = "HKLM\\SYSTEM\\CurrentControlSet\\Services\\%s\\ImagePath" % service
+        try:
+            image = service_image_path(service)
+        except OSError as exc:
+            found.append({"service": service, "error": "%s: %s" % (type(exc).__name__, exc)})
+            continue
+        if image is None:
+            continue
+        folder = _image_folder(image, system_root)
+        # Off Windows (tests over a recorded tree) the same path with '/'.
+        native = folder if os.sep == "\\" else folder.replace("\\", os.sep)
+        entry: Dict[str, Any] = {
+            "service": service,
+            "image_path": image,
+            "image_path_source": key,
+            "folder": folder,
+            "folder_exists": os.path.isdir(native),
+            "files": [],
+        }
+        for name in NPU_RUNTIME_FILES:
+            path = folder + "\\" + name
+            local = os.path.join(native, name)
+            item: Dict[str, Any] = {"name": name, "path": path, "exists": os.path.isfile(local)}
+            if item["exists"]:
+                try:
+                    item["version"] = file_version(local)
+                    item["version_source"] = "VERSIONINFO of " + path
+                except OSError as exc:
+                    item["error"] = "%s: %s" % (type(exc).__name__, exc)
+            entry["files"].append(item)
+        found.append(entry)
+    return found

@@ -36,8 +36,9 @@ from .compat_rules import (
     YANKED,
 )
 from .facts import Facts
-from .matrixdata import Matrix, identify_soc
+from .matrixdata import Matrix
 from .releases import Release, ReleaseMatrix, WheelFile
+from .socs import identify as identify_soc
 from .wheel_checks import under_x64_emulation
 
 __all__ = [
@@ -222,6 +223,7 @@ def profile_from_facts(facts: Facts, matrix: Matrix) -> Profile:
         (str(d.get("name")), str(d.get("version")), tuple(d.get("provides_modules") or ()))
         for d in facts.value("installs", "distributions", []) or []
     )
+    npu_driver, npu_driver_source = _npu_driver(facts)
     return Profile(
         python=(int(info[0]), int(info[1])),
         free_threaded=bool(facts.value("interpreter", "free_threaded")),
@@ -237,7 +239,25 @@ def profile_from_facts(facts: Facts, matrix: Matrix) -> Profile:
         python_exe=str(facts.value("interpreter", "executable") or "python"),
         installed=installed,
         notes=tuple(notes),
+        npu_driver=npu_driver,
+        npu_driver_source=npu_driver_source,
     )
+
+
+def _npu_driver(facts: Facts) -> tuple[str | None, str | None]:
+    """The NPU driver's version and where it was read (Windows): the runtime
+    DLLs in the driver's DriverStore folder first, else the class driver."""
+    for service in facts.value("soc", "npu_runtime") or []:
+        for item in (service.get("files") or []) if isinstance(service, dict) else []:
+            if isinstance(item, dict) and item.get("version"):
+                return f"{item.get('name')} {item['version']}", str(item.get("version_source"))
+    for driver in facts.value("soc", "npu_drivers") or []:
+        if isinstance(driver, dict) and driver.get("DriverVersion"):
+            return (
+                f"{driver.get('DriverDesc') or 'NPU driver'} {driver['DriverVersion']}",
+                f"registry class driver {driver.get('class_guid')}\\{driver.get('instance')}",
+            )
+    return None, None
 
 
 @dataclass(frozen=True)

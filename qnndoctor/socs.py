@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .matrixdata import Soc
+from .facts import Facts
+from .matrixdata import Matrix, Soc, SocMatch, identify_soc
 
 _NOISE = re.compile(r"\((?:r|tm)\)|®|™|qualcomm|snapdragon|processor|compute platform", re.I)
 
@@ -79,3 +80,36 @@ def find_soc(text: str, socs: Sequence[Soc]) -> Soc:
             + "; give the part number"
         )
     return found[0]
+
+
+def identify(facts: Facts, matrix: Matrix) -> SocMatch | None:
+    """The SoC the soc probe's facts name: the Windows processor name and
+    Linux socinfo first (``matrixdata.identify_soc``), then the device tree's
+    ``compatible`` (``qcom,x1e80100``) and Android's ``ro.soc.model``."""
+    match = identify_soc(facts, matrix)
+    if match is not None:
+        return match
+    socinfo = facts.value("soc", "socinfo") or {}
+    compatible = socinfo.get("device_tree_compatible") if isinstance(socinfo, dict) else None
+    if isinstance(compatible, str):
+        for token in compatible.split(","):
+            token = token.strip()
+            if token and token != "qcom":
+                found = find_socs(token, matrix.socs)
+                if found:
+                    return SocMatch(
+                        found[0],
+                        f"device tree compatible {token!r}",
+                        "soc.socinfo.device_tree_compatible",
+                        compatible,
+                    )
+    props = facts.value("soc", "android_properties") or {}
+    for prop in ("ro.soc.model", "ro.board.platform"):
+        value = props.get(prop) if isinstance(props, dict) else None
+        if isinstance(value, str) and value.strip():
+            found = find_socs(value, matrix.socs)
+            if found:
+                return SocMatch(
+                    found[0], f"Android {prop} {value}", f"soc.android_properties.{prop}", value
+                )
+    return None

@@ -129,6 +129,27 @@ def _soc(v: dict[str, Any]) -> list[str]:
         lines.append("socinfo: " + ", ".join(f"{k}={val}" for k, val in socinfo.items() if val))
     if v.get("dsp_device_nodes"):
         lines.append(f"DSP device nodes: {', '.join(v['dsp_device_nodes'])}")
+    for service in v.get("npu_runtime", []) or []:
+        versions = ", ".join(
+            f"{f.get('name')} {f.get('version') or '-'}"
+            for f in service.get("files", []) or []
+            if f.get("exists")
+        )
+        lines.append(
+            f"NPU driver service {service.get('service')}: {versions or 'no runtime DLLs'}"
+        )
+    blocked = [
+        n.get("path") for n in v.get("fastrpc_access", []) or [] if n.get("accessible") is False
+    ]
+    if blocked:
+        lines.append(f"not accessible to this user: {', '.join(str(b) for b in blocked)}")
+    if (v.get("wsl") or {}).get("wsl"):
+        lines.append("running under WSL (no NPU access)")
+    props = v.get("android_properties") or {}
+    if any(props.values()):
+        lines.append("Android: " + ", ".join(f"{k}={val}" for k, val in props.items() if val))
+    for key, error in (v.get("errors") or {}).items():
+        lines.append(f"could not check {key}: {error}")
     return lines or ["no Qualcomm SoC identity found"]
 
 

@@ -8,7 +8,8 @@ from typing import Any
 from ..facts import Facts, bundle_libraries, bundles, pe_details
 from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
 from ..libkinds import PROCESS_LOADED
-from ..matrixdata import Matrix, identify_soc
+from ..matrixdata import Matrix
+from ..socs import identify as identify_soc
 from . import rule
 from ._common import (
     label,
