@@ -221,3 +221,128 @@ def npu_runtime(environ: Optional[Dict[str, str]] = None) -> List[Dict[str, Any]
             entry["files"].append(item)
         found.append(entry)
     return found
+
+
+# Device Manager problem codes (CM_PROB_*) a user meets with an NPU, in the
+# words of Microsoft's "Device Manager error messages" page.
+PROBLEM_CODES = {
+    1: "the device is not configured correctly (code 1)",
+    3: "the driver may be corrupted, or the system is low on memory (code 3)",
+    10: "the device cannot start (code 10)",
+    18: "the drivers for this device need to be reinstalled (code 18)",
+    22: "the device is disabled (code 22)",
+    24: "the device is not present, not working, or lacks its drivers (code 24)",
+    28: "the drivers for this device are not installed (code 28)",
+    31: "the device is not working properly: Windows cannot load its drivers (code 31)",
+    39: "Windows cannot load the driver: it may be corrupted or missing (code 39)",
+    43: "Windows stopped the device because it reported problems (code 43)",
+    45: "the device is not connected (code 45)",
+    52: "Windows cannot verify the driver's digital signature (code 52)",
+}
+
+
+def npu_devices() -> List[Dict[str, Any]]:
+    """Present devices that are an NPU (Compute Accelerator class, or a
+    description naming an NPU / Hexagon), with their Device Manager status
+    and problem code, through SetupAPI and CfgMgr32."""
+    import ctypes
+    from ctypes import wintypes
+
+    setupapi = ctypes.WinDLL("setupapi", use_last_error=True)  # type: ignore[attr-defined,unused-ignore]
+    cfgmgr = ctypes.WinDLL("cfgmgr32")  # type: ignore[attr-defined,unused-ignore]
+
+    class DevInfoData(ctypes.Structure):
+        _fields_ = [
+            ("cbSize", wintypes.DWORD),
+            ("ClassGuid", ctypes.c_byte * 16),
+            ("DevInst", wintypes.DWORD),
+            ("Reserved", ctypes.c_void_p),
+        ]
+
+    setupapi.SetupDiGetClassDevsW.restype = ctypes.c_void_p
+    setupapi.SetupDiGetClassDevsW.argtypes = [
+        ctypes.c_void_p,
+        wintypes.LPCWSTR,
+        wintypes.HWND,
+        wintypes.DWORD,
+    ]
+    setupapi.SetupDiEnumDeviceInfo.argtypes = [
+        ctypes.c_void_p,
+        wintypes.DWORD,
+        ctypes.POINTER(DevInfoData),
+    ]
+    setupapi.SetupDiGetDeviceRegistryPropertyW.argtypes = [
+        ctypes.c_void_p,
+        ctypes.POINTER(DevInfoData),
+        wintypes.DWORD,
+        ctypes.POINTER(wintypes.DWORD),
+        ctypes.c_void_p,
+        wintypes.DWORD,
+        ctypes.POINTER(wintypes.DWORD),
+    ]
+    setupapi.SetupDiDestroyDeviceInfoList.argtypes = [ctypes.c_void_p]
+    digcf_present, digcf_allclasses = 0x2, 0x4
+    handle = setupapi.SetupDiGetClassDevsW(None, None, None, digcf_present | digcf_allclasses)
+    if handle in (None, ctypes.c_void_p(-1).value):
+        raise OSError(ctypes.get_last_error(), "SetupDiGetClassDevsW failed")  # type: ignore[attr-defined,unused-ignore]
+
+    def prop(data: DevInfoData, code: int) -> Optional[str]:
+        buffer = ctypes.create_unicode_buffer(1024)
+        ok = setupapi.SetupDiGetDeviceRegistryPropertyW(
+            handle, ctypes.byref(data), code, None, buffer, ctypes.sizeof(buffer), None
+        )
+        return buffer.value if ok else None
+
+    found: List[Dict[str, Any]] = []
+    try:
+        index = 0
+        while True:
+            data = DevInfoData()
+            data.cbSize = ctypes.sizeof(DevInfoData)
+            if not setupapi.SetupDiEnumDeviceInfo(handle, index, ctypes.byref(data)):
+                break
+            index += 1
+            description = prop(data, 0x0) or ""  # SPDRP_DEVICEDESC
+            friendly = prop(data, 0xC)  # SPDRP_FRIENDLYNAME
+            device_class = prop(data, 0x7)  # SPDRP_CLASS
+            text = (description + " " + (friendly or "")).lower()
+            if device_class != "ComputeAccelerator" and "npu" not in text and "hexagon" not in text:
+                continue
+            status, problem = wintypes.ULONG(0), wintypes.ULONG(0)
+            result = cfgmgr.CM_Get_DevNode_Status(
+                ctypes.byref(status), ctypes.byref(problem), data.DevInst, 0
+            )
+            instance = ctypes.create_unicode_buffer(512)
+            cfgmgr.CM_Get_Device_IDW(data.DevInst, instance, 512, 0)
+            found.append(
+                {
+                    "description": description,
+                    "friendly_name": friendly,
+                    "class": device_class,
+                    "instance_id": instance.value,
+                    "cm_result": int(result),
+                    "status_flags": int(status.value),
+                    "problem_code": int(problem.value),
+                }
+            )
+    finally:
+        setupapi.SetupDiDestroyDeviceInfoList(handle)
+    return found
+
+
+def describe_devices(devices: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """Device Manager's view of each NPU device: started, or its problem."""
+    described = []
+    for device in devices:
+        flags = int(device.get("status_flags") or 0)
+        problem = int(device.get("problem_code") or 0)
+        entry = dict(device)
+        entry["started"] = bool(flags & 0x8)  # DN_STARTED
+        entry["has_problem"] = bool(flags & 0x400) or problem != 0  # DN_HAS_PROBLEM
+        entry["problem"] = (
+            PROBLEM_CODES.get(problem, "problem code %d" % problem) if problem else None
+        )
+        if device.get("cm_result"):
+            entry["problem"] = "status could not be read (CONFIGRET %s)" % device["cm_result"]
+        described.append(entry)
+    return described

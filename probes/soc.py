@@ -51,6 +51,14 @@ def run(ctx: Context) -> ProbeOutput:
         _query(
             out,
             errors,
+            "npu_devices",
+            lambda: os_windows.describe_devices(os_windows.npu_devices()),
+            "SetupAPI (present devices: Compute Accelerator class or an NPU / Hexagon "
+            "description) and CM_Get_DevNode_Status",
+        )
+        _query(
+            out,
+            errors,
             "npu_runtime",
             os_windows.npu_runtime,
             r"HKLM\SYSTEM\CurrentControlSet\Services\{qcnspmcdm,qcadsprpc}\ImagePath, "

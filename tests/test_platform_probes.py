@@ -376,3 +376,58 @@ def test_windows_registry_errors_and_missing_driver(
     assert "npu-driver-missing" not in _ids(windows([{"service": "qcnspmcdm"}], []))
     assert "npu-driver-missing" not in _ids(windows(None, None))  # could not check
     assert "npu-driver-missing" not in _ids(windows([], [], native="x86_64"))  # not an ARM64 PC
+
+
+def _npu_device_facts(devices: list[dict[str, Any]]) -> Facts:
+    return _facts(
+        interpreter={"sys_platform": "win32"},
+        emulation={"process_arch": "arm64", "native_arch": "arm64"},
+        installs=QNN_INSTALLED,
+        soc={"npu_devices": devices, "npu_runtime": [], "npu_drivers": []},
+    )
+
+
+def test_npu_device_status_and_problem_codes(monkeypatch: pytest.MonkeyPatch) -> None:
+    recorded = ANSWERS["windows"]["npu_devices_ok"]
+    (ok,) = os_windows.describe_devices(recorded)
+    assert ok["started"] is True and ok["has_problem"] is False and ok["problem"] is None
+    ids = _ids(_npu_device_facts([ok]))
+    assert "npu-device-problem" not in ids and "npu-driver-missing" not in ids
+    disabled = dict(recorded[0], status_flags=0x400, problem_code=22)
+    (off,) = os_windows.describe_devices([disabled])
+    assert off["started"] is False and off["problem"] == "the device is disabled (code 22)"
+    finding = next(
+        f
+        for f in evaluate(_npu_device_facts([off]), MATRIX).findings
+        if f.id == "npu-device-problem"
+    )
+    assert "Hexagon(TM) NPU" in finding.explanation and "code 22" in finding.explanation
+    assert finding.fix is not None
+    assert finding.fix.commands == ('pnputil /enable-device "ACPI\\QCOM0D0A\\2&DABA3FF&0"',)
+    (no_driver,) = os_windows.describe_devices(
+        [dict(recorded[0], status_flags=0x400, problem_code=28)]
+    )
+    finding = next(
+        f
+        for f in evaluate(_npu_device_facts([no_driver]), MATRIX).findings
+        if f.id == "npu-device-problem"
+    )
+    assert "not installed (code 28)" in finding.explanation and finding.fix is not None
+    assert finding.fix.commands == ()
+    (odd,) = os_windows.describe_devices([dict(recorded[0], problem_code=99)])
+    assert odd["problem"] == "problem code 99"
+    (unread,) = os_windows.describe_devices([dict(recorded[0], cm_result=13)])
+    assert unread["problem"] == "status could not be read (CONFIGRET 13)"
+    # The probe records the seam's answer, described.
+    monkeypatch.setattr(os_windows, "npu_devices", lambda: recorded)
+    monkeypatch.setattr(soc.sys, "platform", "win32")
+    monkeypatch.setattr(
+        os_windows,
+        "processor_name",
+        lambda: "Snapdragon(R) X Elite - X1E80100 - Qualcomm(R) Oryon(TM) CPU",
+    )
+    monkeypatch.setattr(os_windows, "class_drivers", lambda: [])
+    monkeypatch.setattr(os_windows, "npu_runtime", lambda: [])
+    out = soc.run(Context())
+    assert out.values["npu_devices"][0]["started"] is True
+    assert out.values["errors"] == {}

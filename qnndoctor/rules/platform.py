@@ -28,6 +28,11 @@ WSL = FindingKind(
     Severity.INFO,
     "Running under WSL: the Snapdragon NPU is not reachable from here",
 )
+NPU_DEVICE_PROBLEM = FindingKind(
+    "npu-device-problem",
+    Severity.ERROR,
+    "Windows reports a problem with the NPU device",
+)
 NPU_DRIVER_MISSING = FindingKind(
     "npu-driver-missing",
     Severity.WARNING,
@@ -43,6 +48,7 @@ WSL_SOURCES = (
     "https://github.com/microsoft/foundry-dev-tools/issues/151",
     "https://github.com/pytorch/executorch/pull/12423",
 )
+DEVICE_MANAGER_CODES = "https://learn.microsoft.com/en-us/windows-hardware/drivers/install/device-manager-error-messages"
 NPU_DRIVER_DOC = (
     "https://docs.qualcomm.com/bundle/publicresource/80-63442-10/topics/"
     "htp_hexagon_npu_runtime_driver.md"
@@ -155,6 +161,8 @@ def windows_npu_driver(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     drivers = facts.value("soc", "npu_drivers")
     if runtime is None or drivers is None or runtime or drivers:
         return  # not checked (None), or a driver is there
+    if facts.value("soc", "npu_devices"):
+        return  # the device is there: npu-device-problem says what is wrong with it
     yield make(
         NPU_DRIVER_MISSING,
         "No Hexagon NPU driver is installed: no qcnspmcdm / qcadsprpc service and no NPU "
@@ -167,3 +175,32 @@ def windows_npu_driver(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
             "Windows Update (optional driver updates), then restart."
         ),
     )
+
+
+@rule(needs=("soc", "interpreter"), emits=(NPU_DEVICE_PROBLEM,))
+def windows_npu_device(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
+    if facts.value("interpreter", "sys_platform") != "win32":
+        return
+    for device in facts.value("soc", "npu_devices") or []:
+        if not isinstance(device, dict) or not device.get("has_problem"):
+            continue
+        name = device.get("friendly_name") or device.get("description") or "the NPU"
+        instance = str(device.get("instance_id") or "")
+        disabled = device.get("problem_code") == 22
+        commands = (f'pnputil /enable-device "{instance}"',) if disabled and instance else ()
+        yield make(
+            NPU_DEVICE_PROBLEM,
+            f"Device Manager shows {name}: {device.get('problem') or 'a problem'}. Until it "
+            "is fixed the HTP backend cannot reach the NPU (session creation fails, often "
+            f"'Failed to create device'). Source: {DEVICE_MANAGER_CODES}.",
+            (Evidence("soc.npu_devices", device),),
+            Fix(
+                (
+                    "Enable the device (Device Manager, or as administrator:)"
+                    if disabled
+                    else "Reinstall or update the NPU driver from the PC maker or Windows "
+                    "Update, then restart; Device Manager shows the device's status."
+                ),
+                commands,
+            ),
+        )
