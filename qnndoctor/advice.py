@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from packaging.requirements import InvalidRequirement, Requirement
@@ -115,4 +116,34 @@ def situation_notes(profile: Profile, chosen: Verdict | None) -> tuple[str, ...]
             "backend in a simulator there (real sessions and context-binary compilation, "
             f"for preparing models; no NPU speed) ({LINUX_X86_SIMULATOR})."
         )
+    driver_note = _npu_driver_note(profile)
+    if driver_note:
+        notes.append(driver_note)
     return tuple(notes)
+
+
+# The only published NPU driver minimum seen for a QNN execution provider is
+# Windows ML's (for its own QNN EP, not the onnxruntime-qnn wheels): a note,
+# never a rule.
+WINML_QNN_MIN_DRIVER = "30.0.140.0"
+WINML_QNN_EPS = (
+    "https://learn.microsoft.com/windows/ai/new-windows-ml/supported-execution-providers"
+)
+
+
+def _npu_driver_note(profile: Profile) -> str | None:
+    if not profile.npu_driver or not profile.windows:
+        return None
+    match = re.search(r"(\d+(?:\.\d+){1,3})\s*$", profile.npu_driver)
+    if match is None:
+        return f"NPU driver {profile.npu_driver!r}: not a version number qnndoctor can compare"
+    found = tuple(int(p) for p in match.group(1).split("."))
+    minimum = tuple(int(p) for p in WINML_QNN_MIN_DRIVER.split("."))
+    if found >= minimum:
+        return None
+    return (
+        f"NPU driver {match.group(1)} ({profile.npu_driver_source}) is older than "
+        f"{WINML_QNN_MIN_DRIVER}, the minimum Windows ML lists for its QNN execution provider "
+        f"({WINML_QNN_EPS}). onnxruntime-qnn documents no minimum, so this rules nothing out; "
+        "if sessions fail to create the device, update the NPU driver first."
+    )

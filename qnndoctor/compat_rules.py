@@ -30,6 +30,10 @@ ORT_QNN_REPO = "https://github.com/onnxruntime/onnxruntime-qnn"
 QNN_HTP_BACKEND = (
     "https://docs.qualcomm.com/bundle/publicresource/80-63442-10/topics/htp_backend.md"
 )
+# One HTP stub / skel pair per Hexagon version (libQnnHtpV73Stub + libQnnHtpV73Skel).
+EXECUTORCH_QNN_STUBS = (
+    "https://github.com/pytorch/executorch/blob/main/docs/source/backends-qualcomm.md"
+)
 QNN_ARM64X = "https://docs.qualcomm.com/doc/80-63442-2/topic/arm64x_support.html"
 MS_ARM64X = "https://learn.microsoft.com/en-us/windows/arm/arm64x-pe"
 MS_ARM64EC = "https://learn.microsoft.com/en-us/windows/arm/arm64ec"
@@ -85,7 +89,7 @@ RULES: dict[str, CompatRule] = {
         CompatRule(
             NO_STUB,
             "artifact",
-            (QNN_HTP_BACKEND,),
+            (QNN_HTP_BACKEND, EXECUTORCH_QNN_STUBS),
             "the wheel has no HTP library (stub) for this chip's Hexagon version",
         ),
         CompatRule(

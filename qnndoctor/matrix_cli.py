@@ -41,6 +41,7 @@ def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
             else ""
         )
         + (f", system QNN {profile['system_qnn']}" if profile.get("system_qnn") else "")
+        + (f", NPU driver {profile['npu_driver']}" if profile.get("npu_driver") else "")
         + "\n"
     )
     status = rec.get("status")

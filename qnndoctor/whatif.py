@@ -95,11 +95,12 @@ def profile_from_args(args: argparse.Namespace, matrix: Matrix) -> Profile:
         notes.append(
             "glibc version not given (--glibc): assumed new enough for every manylinux wheel"
         )
-    if args.npu_driver:
+    if args.npu_driver and not re.fullmatch(r"\d+(\.\d+){1,3}", args.npu_driver.strip()):
+        raise WhatIfError(f"--npu-driver {args.npu_driver!r}: write it as 30.0.140.1000")
+    if args.npu_driver and os_name != "windows":
         notes.append(
-            f"NPU driver {args.npu_driver}: no onnxruntime-qnn release documents a minimum NPU "
-            "driver version, so the driver rules nothing out; Qualcomm documents the Windows "
-            "NPU driver as compatible with older and newer QNN versions"
+            f"NPU driver {args.npu_driver}: only the Windows NPU driver's version is known to "
+            "qnndoctor; it is not used here"
         )
     system_qnn = system_source = None
     if args.qnn_sdk:

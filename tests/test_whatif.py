@@ -137,6 +137,26 @@ def test_x_elite_python_311_with_an_sdk_is_2_7_0(cli: Cli) -> None:
     assert result.code == 0
     assert 'py -V:3.11-arm64 -m pip install "onnxruntime-qnn==2.7.0"' in result.out
     assert "shadowing" in result.out and "NPU driver 30.0.140.1000" in result.out
+    assert "minimum Windows ML lists" not in result.out  # new enough: no note
+    old = cli(
+        "recommend",
+        "--platform",
+        "win_arm64",
+        "--python-version",
+        "3.11",
+        "--soc",
+        "X Elite",
+        "--npu-driver",
+        "30.0.31.250",
+        "--json",
+    ).json()["recommendation"]
+    assert old["version"] == "2.7.0" and not old["ruled_out"]  # a note, never a rule
+    assert any("30.0.31.250" in n and "older than 30.0.140.0" in n for n in old["notes"])
+    assert old["profile"]["npu_driver"] == "30.0.31.250"
+    bad = cli(
+        "recommend", "--platform", "win_arm64", "--python-version", "3.11", "--npu-driver", "new"
+    )
+    assert bad.code == 2 and "write it as 30.0.140.1000" in bad.err
 
 
 def test_emulated_x64_gets_native_arm64_commands_first(cli: Cli) -> None:
