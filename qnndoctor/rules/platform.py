@@ -143,7 +143,8 @@ def wsl_no_npu(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     yield make(
         WSL,
         f"This Linux runs under WSL{wsl.get('version') or ''}: it has no FastRPC device, so "
-        "onnxruntime-qnn cannot use the Snapdragon NPU from here (users report the same). "
+        "onnxruntime-qnn cannot use the Snapdragon NPU from here (how sure: reported by "
+        "users, not documented by Qualcomm or Microsoft). "
         "WSL is fine for preparing models with the Linux x86-64 wheel's HTP simulator; to "
         "run on the NPU, use native ARM64 Python on Windows. "
         f"Sources: {', '.join(WSL_SOURCES)}.",
