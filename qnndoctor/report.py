@@ -48,7 +48,14 @@ class Report:
             "recommendation": dict(self.recommendation)
             if self.recommendation is not None
             else None,
+            "inventory": _inventory(self.facts),
         }
+
+
+def _inventory(facts: Facts) -> list[dict[str, Any]]:
+    from .inventory import inventory
+
+    return inventory(facts)
 
 
 def recommendation_for(facts: Facts, matrix: Matrix) -> dict[str, Any]:

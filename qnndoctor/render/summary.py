@@ -206,7 +206,33 @@ def sections(report: dict[str, Any]) -> list[Section]:
         except Exception as exc:
             lines = [f"(could not summarise: {type(exc).__name__}: {exc})"]
         result.append(Section(key, title, True, tuple(lines)))
+    if report.get("inventory"):
+        result.append(Section("inventory", "QNN EP sources", True, tuple(inventory_lines(report))))
     return result
+
+
+def inventory_lines(report: dict[str, Any]) -> list[str]:
+    """One line per QNN EP source: what it is, and whether it is the one used."""
+    lines = []
+    for item in report.get("inventory") or []:
+        kind = item.get("kind")
+        if kind == "python-package":
+            state = (
+                "loaded by this interpreter"
+                if item.get("loaded_by_this_interpreter")
+                else f"shadowed by {', '.join(item.get('shadowed_by') or []) or 'another copy'}"
+            )
+            qnn = f", QNN {item['qnn_version']}" if item.get("qnn_version") else ""
+            lines.append(f"{item.get('name')} {item.get('version')}{qnn}: {state}")
+        elif kind == "qnn-sdk":
+            via = ", ".join(item.get("on_loader_path") or [])
+            lines.append(
+                f"QNN SDK {item.get('version') or '?'} at {item.get('path')}: "
+                + (f"on {via}, can shadow the bundled QNN" if via else "not on the loader path")
+            )
+        else:
+            lines.append(f"{kind}: {item.get('path')}")
+    return lines
 
 
 def counts(report: dict[str, Any]) -> dict[str, int]:
