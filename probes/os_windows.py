@@ -346,3 +346,67 @@ def describe_devices(devices: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
             entry["problem"] = "status could not be read (CONFIGRET %s)" % device["cm_result"]
         described.append(entry)
     return described
+
+
+DISPLAY_CLASS = "{4d36e968-e325-11ce-bfc1-08002be10318}"
+
+
+def gpu_drivers() -> List[Dict[str, Any]]:
+    """Display adapters' drivers (Adreno on Snapdragon) with the OpenCL
+    driver they register (``OpenCLDriverName``): the QNN GPU backend needs
+    an OpenCL runtime."""
+    import winreg  # type: ignore[import-not-found,unused-ignore]
+
+    root = "SYSTEM\\CurrentControlSet\\Control\\Class\\" + DISPLAY_CLASS
+    found: List[Dict[str, Any]] = []
+    hklm = winreg.HKEY_LOCAL_MACHINE  # type: ignore[attr-defined,unused-ignore]
+    try:
+        display = winreg.OpenKey(hklm, root)  # type: ignore[attr-defined,unused-ignore]
+    except FileNotFoundError:
+        return found
+    with display:
+        index = 0
+        while True:
+            try:
+                instance = winreg.EnumKey(display, index)  # type: ignore[attr-defined,unused-ignore]
+            except OSError:
+                break
+            index += 1
+            if not instance.isdigit():
+                continue
+            entry: Dict[str, Any] = {"instance": instance}
+            try:
+                with winreg.OpenKey(display, instance) as key:  # type: ignore[attr-defined,unused-ignore]
+                    for field in (*_DRIVER_FIELDS, "OpenCLDriverName"):
+                        try:
+                            value = winreg.QueryValueEx(key, field)[0]  # type: ignore[attr-defined,unused-ignore]
+                        except OSError:
+                            continue
+                        entry[field] = (
+                            [str(v) for v in value] if isinstance(value, list) else str(value)
+                        )
+            except OSError:
+                continue
+            found.append(entry)
+    return found
+
+
+def opencl_vendors() -> List[str]:
+    """OpenCL ICDs registered system-wide (``HKLM\\SOFTWARE\\Khronos\\OpenCL\\Vendors``)."""
+    import winreg  # type: ignore[import-not-found,unused-ignore]
+
+    names: List[str] = []
+    try:
+        key = winreg.OpenKey(winreg.HKEY_LOCAL_MACHINE, "SOFTWARE\\Khronos\\OpenCL\\Vendors")  # type: ignore[attr-defined,unused-ignore]
+    except FileNotFoundError:
+        return names
+    with key:
+        index = 0
+        while True:
+            try:
+                name, _value, _kind = winreg.EnumValue(key, index)  # type: ignore[attr-defined,unused-ignore]
+            except OSError:
+                break
+            index += 1
+            names.append(str(name))
+    return names

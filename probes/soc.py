@@ -64,6 +64,20 @@ def run(ctx: Context) -> ProbeOutput:
             r"HKLM\SYSTEM\CurrentControlSet\Services\{qcnspmcdm,qcadsprpc}\ImagePath, "
             "then VERSIONINFO of HtpUsrDrv.dll / libcdsprpc.dll in that DriverStore folder",
         )
+        _query(
+            out,
+            errors,
+            "gpu_drivers",
+            os_windows.gpu_drivers,
+            r"HKLM\SYSTEM\CurrentControlSet\Control\Class\{4d36e968-...}\NNNN (display adapters)",
+        )
+        _query(
+            out,
+            errors,
+            "opencl_vendors",
+            os_windows.opencl_vendors,
+            r"HKLM\SOFTWARE\Khronos\OpenCL\Vendors",
+        )
     elif sys.platform.startswith("linux") or sys.platform == "android":
         _query(
             out,

@@ -428,6 +428,37 @@ def test_npu_device_status_and_problem_codes(monkeypatch: pytest.MonkeyPatch) ->
     )
     monkeypatch.setattr(os_windows, "class_drivers", lambda: [])
     monkeypatch.setattr(os_windows, "npu_runtime", lambda: [])
+    gpu = {
+        "instance": "0000",
+        "DriverDesc": "Qualcomm(R) Adreno(TM) X1-85 GPU",
+        "DriverVersion": "31.0.101.0",
+    }
+    monkeypatch.setattr(os_windows, "gpu_drivers", lambda: [gpu])
+    monkeypatch.setattr(os_windows, "opencl_vendors", lambda: [])
     out = soc.run(Context())
     assert out.values["npu_devices"][0]["started"] is True
     assert out.values["errors"] == {}
+    from qnndoctor.render.summary import _soc
+
+    lines = _soc(out.values)
+    assert (
+        "GPU driver: Qualcomm(R) Adreno(TM) X1-85 GPU 31.0.101.0, no OpenCL driver registered"
+        in lines
+    )
+    with_cl = dict(gpu, OpenCLDriverName=["qcclx8380.dll"])
+    assert (
+        "GPU driver: Qualcomm(R) Adreno(TM) X1-85 GPU 31.0.101.0, OpenCL driver qcclx8380.dll"
+        in _soc({"gpu_drivers": [with_cl]})
+    )
+    # Without the seams, on this Linux machine: each Windows query is one error entry.
+    monkeypatch.undo()
+    monkeypatch.setattr(soc.sys, "platform", "win32")
+    out = soc.run(Context())
+    assert set(out.values["errors"]) == {
+        "processor_name",
+        "npu_drivers",
+        "npu_devices",
+        "npu_runtime",
+        "gpu_drivers",
+        "opencl_vendors",
+    }

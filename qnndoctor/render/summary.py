@@ -138,6 +138,14 @@ def _soc(v: dict[str, Any]) -> list[str]:
         lines.append(
             f"NPU driver service {service.get('service')}: {versions or 'no runtime DLLs'}"
         )
+    for gpu in v.get("gpu_drivers", []) or []:
+        opencl = gpu.get("OpenCLDriverName")
+        if isinstance(opencl, list):
+            opencl = ", ".join(opencl)
+        lines.append(
+            f"GPU driver: {gpu.get('DriverDesc')} {gpu.get('DriverVersion')}, "
+            + (f"OpenCL driver {opencl}" if opencl else "no OpenCL driver registered")
+        )
     blocked = [
         n.get("path") for n in v.get("fastrpc_access", []) or [] if n.get("accessible") is False
     ]
