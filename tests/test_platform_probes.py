@@ -8,6 +8,7 @@ from __future__ import annotations
 import grp
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -420,7 +421,7 @@ def test_npu_device_status_and_problem_codes(monkeypatch: pytest.MonkeyPatch) ->
     assert unread["problem"] == "status could not be read (CONFIGRET 13)"
     # The probe records the seam's answer, described.
     monkeypatch.setattr(os_windows, "npu_devices", lambda: recorded)
-    monkeypatch.setattr(soc.sys, "platform", "win32")
+    monkeypatch.setattr(sys, "platform", "win32")
     monkeypatch.setattr(
         os_windows,
         "processor_name",
@@ -452,7 +453,7 @@ def test_npu_device_status_and_problem_codes(monkeypatch: pytest.MonkeyPatch) ->
     )
     # Without the seams, on this Linux machine: each Windows query is one error entry.
     monkeypatch.undo()
-    monkeypatch.setattr(soc.sys, "platform", "win32")
+    monkeypatch.setattr(sys, "platform", "win32")
     out = soc.run(Context())
     assert set(out.values["errors"]) == {
         "processor_name",
