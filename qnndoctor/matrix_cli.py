@@ -85,9 +85,18 @@ def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
         out.write("\nNewer releases, and why they are ruled out:\n")
         from .compat_rules import confidence_words
 
+        # Consecutive releases ruled out for the same reasons share one entry.
+        groups: list[tuple[list[str], list[dict[str, Any]]]] = []
         for verdict in rec["ruled_out"]:
-            out.write(f"  {verdict['version']}:\n")
-            for r in verdict["reasons"]:
+            if groups and groups[-1][1] == verdict["reasons"]:
+                groups[-1][0].append(verdict["version"])
+            else:
+                groups.append(([verdict["version"]], verdict["reasons"]))
+        for versions, reasons in groups:
+            label = versions[0] if len(versions) == 1 else f"{versions[-1]} to {versions[0]}"
+            count = f" ({len(versions)} releases)" if len(versions) > 1 else ""
+            out.write(f"  {label}{count}:\n")
+            for r in reasons:
                 sources = ", ".join(r.get("sources") or [])
                 out.write(
                     f"      {r['detail']} ({confidence_words(r['confidence'])}"

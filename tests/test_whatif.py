@@ -263,3 +263,21 @@ def test_python_version_without_platform_and_bad_platform(cli: Cli) -> None:
         "arm64",
     )
     assert native.code == 2 and "linux_aarch64" in native.err
+
+
+def test_text_groups_releases_ruled_out_for_the_same_reasons(cli: Cli) -> None:
+    args = ("recommend", "--platform", "win_arm64", "--python-version", "3.14", "--htp-arch", "v75")
+    rec = cli(*args, "--json").json()["recommendation"]
+    text = cli(*args).out
+    runs: list[list[str]] = []
+    previous = None
+    for verdict in rec["ruled_out"]:
+        if verdict["reasons"] == previous:
+            runs[-1].append(verdict["version"])
+        else:
+            runs.append([verdict["version"]])
+        previous = verdict["reasons"]
+    assert len(runs) < len(rec["ruled_out"])  # something was grouped
+    for run in runs:
+        label = run[0] if len(run) == 1 else f"{run[-1]} to {run[0]} ({len(run)} releases)"
+        assert f"  {label}:\n" in text
