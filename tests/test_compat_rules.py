@@ -216,3 +216,15 @@ def test_a_met_companion_pin_needs_no_command() -> None:
     assert rec.commands == (
         "/v/bin/python -m pip install onnxruntime-qnn==2.3.0 'onnxruntime>=1.24.2,<1.28'",
     )
+
+
+def test_check_summary_shows_the_emulation_verdict_first() -> None:
+    from qnndoctor.render.summary import recommendation_lines
+
+    emulated = _profile(arch="x86_64", emulated=True, python=(3, 12))
+    rec = recommend(emulated, _matrix()).to_json()
+    lines = recommendation_lines({"recommendation": rec})
+    assert lines[0].startswith("emulation: this x64 Python runs under emulation")
+    assert lines[2] == "  winget install --exact --id Python.Python.3.12 --architecture arm64"
+    assert lines[3] == '  py -V:3.12-arm64 -m pip install "onnxruntime-qnn==2.7.0"'
+    assert lines[4] == "or, in this emulated x64 Python:"

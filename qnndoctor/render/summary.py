@@ -272,6 +272,18 @@ def recommendation_lines(report: dict[str, Any]) -> list[str]:
     if not rec:
         return ["not available"]
     status = rec.get("status")
+    emulation = rec.get("emulation") or {}
+    if emulation.get("native_arm64", {}).get("commands"):
+        native = emulation["native_arm64"]
+        lines = [
+            f"emulation: {emulation.get('verdict')}",
+            f"native ARM64 Python {native.get('python')} with onnxruntime-qnn {native.get('version')}:",
+        ]
+        lines += [f"  {c}" for c in rec.get("commands", [])]
+        if emulation.get("this_interpreter_commands"):
+            lines.append("or, in this emulated x64 Python:")
+            lines += [f"  {c}" for c in emulation["this_interpreter_commands"]]
+        return lines
     if status == "ok":
         lines = [
             f"onnxruntime-qnn {rec.get('version')} ({rec.get('era')}, bundled QNN "
