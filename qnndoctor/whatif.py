@@ -131,6 +131,46 @@ def profile_from_args(args: argparse.Namespace, matrix: Matrix) -> Profile:
     )
 
 
+def what_if(
+    platform: str,
+    python_version: str,
+    *,
+    soc: str | None = None,
+    htp_arch: str | None = None,
+    native_arch: str | None = None,
+    npu_driver: str | None = None,
+    glibc: str | None = None,
+    qnn_sdk: str | None = None,
+    allow_prerelease: bool = False,
+    matrix: Matrix | None = None,
+) -> dict[str, Any]:
+    """The recommendation for a machine described by these values (the
+    Python API of ``qnndoctor recommend --platform ...``, for installers).
+    Raises ``WhatIfError`` for values that describe no machine."""
+    from .matrixdata import load
+
+    if platform not in PLATFORMS:
+        raise WhatIfError(f"platform {platform!r}: one of {', '.join(PLATFORMS)}")
+    if soc and htp_arch:
+        raise WhatIfError("give soc or htp_arch, not both")
+    if native_arch not in (None, "arm64"):
+        raise WhatIfError(f"native_arch {native_arch!r}: only 'arm64' (x64 Python on ARM64)")
+    args = argparse.Namespace(
+        platform=platform,
+        python_version=python_version,
+        soc=soc,
+        htp_arch=htp_arch,
+        native_arch=native_arch,
+        npu_driver=npu_driver,
+        glibc=glibc,
+        qnn_sdk=qnn_sdk,
+    )
+    used = matrix if matrix is not None else load()
+    return recommend(
+        profile_from_args(args, used), used.releases, allow_prerelease=allow_prerelease
+    ).to_json()
+
+
 def what_if_arguments(args: argparse.Namespace) -> dict[str, Any]:
     keys = (
         "platform",

@@ -281,3 +281,21 @@ def test_text_groups_releases_ruled_out_for_the_same_reasons(cli: Cli) -> None:
     for run in runs:
         label = run[0] if len(run) == 1 else f"{run[-1]} to {run[0]} ({len(run)} releases)"
         assert f"  {label}:\n" in text
+
+
+def test_python_api_for_installers() -> None:
+    from qnndoctor.whatif import WhatIfError, what_if
+
+    rec = what_if("win_arm64", "3.12", soc="Snapdragon X Elite", qnn_sdk="2.22.0")
+    assert json.loads(json.dumps(rec)) == rec  # plain JSON, as the CLI prints it
+    assert rec["version"] == _expected("win_arm64", "3.12", 73)
+    assert rec["commands"] == ['py -V:3.12-arm64 -m pip install "onnxruntime-qnn==2.7.0"']
+    assert rec["profile"]["htp_arch"] == 73
+    for bad in (
+        {"platform": "macos_arm64", "python_version": "3.12"},
+        {"platform": "win_arm64", "python_version": "3.12", "soc": "X Elite", "htp_arch": "v73"},
+        {"platform": "win_arm64", "python_version": "3.12", "native_arch": "x86_64"},
+        {"platform": "win_arm64", "python_version": "twelve"},
+    ):
+        with pytest.raises(WhatIfError):
+            what_if(**bad)  # type: ignore[arg-type]
