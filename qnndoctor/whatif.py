@@ -70,15 +70,14 @@ def profile_from_args(args: argparse.Namespace, matrix: Matrix) -> Profile:
     os_name, arch = PLATFORMS[args.platform]
     python, free_threaded = _python(args.python_version)
     notes: list[str] = []
-    native = args.native_arch or arch
-    if args.native_arch == "arm64" and arch != "x86_64":
-        native = arch
-    if args.native_arch == "arm64" and args.platform != "win_amd64" and arch == "x86_64":
+    if args.native_arch == "arm64" and args.platform == "linux_x86_64":
         raise WhatIfError(
             "--native-arch arm64 with linux_x86_64: x64 Linux programs do not run on ARM64 "
             "Linux by default; use --platform linux_aarch64"
         )
-    emulated = args.platform == "win_amd64" and args.native_arch == "arm64"
+    native = "arm64" if args.native_arch == "arm64" else arch
+    # x64 Python on a Windows ARM64 machine runs under emulation.
+    emulated = args.platform == "win_amd64" and native == "arm64"
     htp_arch = htp_source = None
     if args.soc:
         try:
