@@ -62,6 +62,7 @@ def alternatives(
                         "change": label,
                         "version": str(verdict.version),
                         "file": verdict.file.filename if verdict.file else None,
+                        "commands": list(_commands_for(candidate, verdict)),
                     }
                 )
                 break
@@ -135,3 +136,20 @@ def emulation_verdict(
         "commands": native_commands or list(commands),
         "sources": list(RULES[EMULATION].sources),
     }
+
+
+def _commands_for(candidate: Profile, verdict: Verdict) -> tuple[str, ...]:
+    """Get that Python, then install into it: the same words in PowerShell
+    and cmd on Windows (winget, the py launcher); on Linux the interpreter by
+    its versioned name (how it is installed depends on the distribution)."""
+    major, minor = candidate.python
+    if candidate.windows:
+        arm64 = candidate.arch == "arm64"
+        launcher = (
+            native_arm64_launcher(candidate.python) if arm64 else ("py", f"-V:{major}.{minor}")
+        )
+        get = f"winget install --exact --id Python.Python.{major}.{minor}" + (
+            " --architecture arm64" if arm64 else ""
+        )
+        return (get, *install_commands(replace(candidate, launcher=launcher), verdict))
+    return install_commands(replace(candidate, launcher=(f"python{major}.{minor}",)), verdict)

@@ -79,6 +79,8 @@ def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
                 f"  instead: {alternative['change']}, then install onnxruntime-qnn "
                 f"{alternative['version']}\n"
             )
+            for command in alternative.get("commands") or []:
+                out.write(f"      {command}\n")
     elif status != "ok":
         out.write(f"\nNo recommendation: {rec.get('reason') or '; '.join(rec.get('notes', []))}\n")
     if rec.get("ruled_out"):

@@ -299,3 +299,37 @@ def test_python_api_for_installers() -> None:
     ):
         with pytest.raises(WhatIfError):
             what_if(**bad)  # type: ignore[arg-type]
+
+
+def test_nothing_fits_names_the_change_with_its_commands(cli: Cli) -> None:
+    rec = cli(
+        "recommend",
+        "--platform",
+        "win_arm64",
+        "--python-version",
+        "3.10",
+        "--soc",
+        "X Elite",
+        "--json",
+    ).json()["recommendation"]
+    assert rec["status"] == "nothing-fits" and rec["commands"] == []
+    first = rec["alternatives"][0]
+    expected = _expected("win_arm64", "3.12", 73)
+    assert first["version"] == expected
+    assert first["commands"] == [
+        "winget install --exact --id Python.Python.3.12 --architecture arm64",
+        f'py -V:3.12-arm64 -m pip install "onnxruntime-qnn=={expected}"',
+    ]
+    linux = cli(
+        "recommend",
+        "--platform",
+        "linux_aarch64",
+        "--python-version",
+        "3.10",
+        "--htp-arch",
+        "v75",
+        "--json",
+    ).json()["recommendation"]
+    assert linux["alternatives"][0]["commands"] == [
+        f"python3.12 -m pip install onnxruntime-qnn=={_expected('linux_aarch64', '3.12', 75)}"
+    ]
