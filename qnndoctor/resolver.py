@@ -84,6 +84,22 @@ def _platform_words(profile: Profile) -> str:
     return _PLATFORM_WORDS.get(profile.bucket or "", profile.bucket or profile.os)
 
 
+def _glibc_needed(release: Release, profile: Profile) -> tuple[int, int] | None:
+    """The oldest glibc the release's wheels for this platform accept, when
+    only an older glibc kept them out."""
+    if profile.os != "linux" or profile.glibc is None:
+        return None
+    levels = []
+    for file in release.files:
+        if file.platform != profile.bucket or file.yanked:
+            continue
+        for tag in file.tags:
+            parts = tag.platform.split("_")
+            if tag.platform.startswith("manylinux_") and parts[1].isdigit() and parts[2].isdigit():
+                levels.append((int(parts[1]), int(parts[2])))
+    return min(levels) if levels else None
+
+
 def _python_words(tag: str) -> str:
     """cp312 -> 3.12, cp313t -> 3.13 (free-threaded)."""
     if tag.startswith("cp") and tag[2:].rstrip("t").isdigit() and len(tag) >= 4:
@@ -383,19 +399,16 @@ def evaluate_release(
         base.append(_reason(YANKED, "every file was yanked"))
     if not on_platform:
         have = sorted({f.platform for f in release.files})
-        return Verdict(
-            release.version,
-            release.era,
-            None,
-            (
-                *base,
-                _reason(
-                    NO_PLATFORM,
-                    f"no wheel for {_platform_words(profile)} (wheels exist for: "
-                    f"{', '.join(_PLATFORM_WORDS.get(h, h) for h in have) or 'nothing'})",
-                ),
-            ),
+        detail = f"no wheel for {_platform_words(profile)} (wheels exist for: " + (
+            f"{', '.join(_PLATFORM_WORDS.get(h, h) for h in have) or 'nothing'})"
         )
+        needed = _glibc_needed(release, profile)
+        if needed is not None:
+            detail = (
+                f"its {_platform_words(profile)} wheels need glibc {needed[0]}.{needed[1]} or "
+                f"newer; this system has glibc {'.'.join(map(str, profile.glibc or ()))}"
+            )
+        return Verdict(release.version, release.era, None, (*base, _reason(NO_PLATFORM, detail)))
     if not candidates:
         have = sorted({t for f in on_platform for t in f.python_tags})
         return Verdict(

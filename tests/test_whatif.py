@@ -228,6 +228,11 @@ def test_linux_x86_64_says_simulator(cli: Cli) -> None:
         "--json",
     )
     assert old_glibc.code == 1 and old_glibc.json()["recommendation"]["status"] == "nothing-fits"
+    newest = old_glibc.json()["recommendation"]["ruled_out"][0]["reasons"][0]
+    assert newest["axis"] == "no-wheel-for-platform"
+    assert newest["detail"] == (
+        "its Linux x86-64 wheels need glibc 2.35 or newer; this system has glibc 2.31"
+    )
 
 
 @pytest.mark.parametrize(
