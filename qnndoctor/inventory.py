@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .facts import Facts, bundles
+from .values import records, strings
 
 
 def _under(path: str, root: str) -> bool:
@@ -37,10 +38,8 @@ def _packages(facts: Facts) -> list[dict[str, Any]]:
     }
     qnn_by_dist = {str(b.get("dist")): b for b in bundles(facts)}
     entries = []
-    for dist in facts.value("installs", "distributions", []) or []:
-        if not isinstance(dist, Mapping):
-            continue
-        modules = [m for m in dist.get("provides_modules") or [] if m in loaded_owners]
+    for dist in records(facts.value("installs", "distributions")):
+        modules = [m for m in strings(dist.get("provides_modules")) if m in loaded_owners]
         if not modules:
             continue
         ident = str(dist.get("id"))
@@ -70,11 +69,10 @@ def _packages(facts: Facts) -> list[dict[str, Any]]:
 def _system(facts: Facts) -> list[dict[str, Any]]:
     on_path = []
     for variable in ("ld_library_path", "path"):
-        for entry in facts.value("qnn_sdk", f"qnn_on_{variable}", []) or []:
-            if isinstance(entry, Mapping):
-                on_path.append((variable.upper(), entry))
+        for entry in records(facts.value("qnn_sdk", f"qnn_on_{variable}")):
+            on_path.append((variable.upper(), entry))
     entries = []
-    roots = [r for r in facts.value("qnn_sdk", "roots", []) or [] if isinstance(r, Mapping)]
+    roots = records(facts.value("qnn_sdk", "roots"))
     for root in roots:
         version = root.get("version") or {}
         via = sorted(
@@ -101,42 +99,41 @@ def _system(facts: Facts) -> list[dict[str, Any]]:
                 "kind": "qnn-libraries-on-loader-path",
                 "path": entry.get("path"),
                 "variable": variable,
-                "libraries": list(entry.get("qnn_libraries") or [])[:12],
+                "libraries": strings(entry.get("qnn_libraries"))[:12],
                 "shadows_bundled_qnn": True,
                 "source": f"qnn_sdk.qnn_on_{variable.lower()}",
             }
         )
     adsp = facts.value("qnn_sdk", "adsp_library_path") or {}
-    for entry in (adsp.get("entries") or []) if isinstance(adsp, Mapping) else []:
-        if isinstance(entry, Mapping) and entry.get("skels"):
+    for entry in records(adsp.get("entries")) if isinstance(adsp, Mapping) else []:
+        if entry.get("skels"):
             entries.append(
                 {
                     "kind": "dsp-skels-on-adsp-library-path",
                     "path": entry.get("path"),
-                    "skels": list(entry.get("skels") or [])[:12],
+                    "skels": strings(entry.get("skels"))[:12],
                     "source": "qnn_sdk.adsp_library_path",
                 }
             )
-    for folder in facts.value("soc", "dsp_library_dirs", []) or []:
-        if isinstance(folder, Mapping) and folder.get("qnn_skels"):
+    for folder in records(facts.value("soc", "dsp_library_dirs")):
+        if folder.get("qnn_skels"):
             entries.append(
                 {
                     "kind": "dsp-skels-in-default-folder",
                     "path": folder.get("path"),
-                    "skels": list(folder.get("qnn_skels") or []),
+                    "skels": strings(folder.get("qnn_skels")),
                     "source": "soc.dsp_library_dirs",
                 }
             )
-    for folder in facts.value("soc", "android_vendor_qnn", []) or []:
-        if isinstance(folder, Mapping):
-            entries.append(
-                {
-                    "kind": "android-vendor-qnn",
-                    "path": folder.get("path"),
-                    "libraries": list(folder.get("qnn_libraries") or [])[:12],
-                    "source": "soc.android_vendor_qnn",
-                }
-            )
+    for folder in records(facts.value("soc", "android_vendor_qnn")):
+        entries.append(
+            {
+                "kind": "android-vendor-qnn",
+                "path": folder.get("path"),
+                "libraries": strings(folder.get("qnn_libraries"))[:12],
+                "source": "soc.android_vendor_qnn",
+            }
+        )
     return entries
 
 

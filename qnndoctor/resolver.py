@@ -39,6 +39,7 @@ from .facts import Facts
 from .matrixdata import Matrix
 from .releases import Release, ReleaseMatrix, WheelFile
 from .socs import identify as identify_soc
+from .values import records
 from .wheel_checks import under_x64_emulation
 
 __all__ = [
@@ -263,12 +264,12 @@ def profile_from_facts(facts: Facts, matrix: Matrix) -> Profile:
 def _npu_driver(facts: Facts) -> tuple[str | None, str | None]:
     """The NPU driver's version and where it was read (Windows): the runtime
     DLLs in the driver's DriverStore folder first, else the class driver."""
-    for service in facts.value("soc", "npu_runtime") or []:
-        for item in (service.get("files") or []) if isinstance(service, dict) else []:
-            if isinstance(item, dict) and item.get("version"):
+    for service in records(facts.value("soc", "npu_runtime")):
+        for item in records(service.get("files")):
+            if item.get("version"):
                 return f"{item.get('name')} {item['version']}", str(item.get("version_source"))
-    for driver in facts.value("soc", "npu_drivers") or []:
-        if isinstance(driver, dict) and driver.get("DriverVersion"):
+    for driver in records(facts.value("soc", "npu_drivers")):
+        if driver.get("DriverVersion"):
             return (
                 f"{driver.get('DriverDesc') or 'NPU driver'} {driver['DriverVersion']}",
                 f"registry class driver {driver.get('class_guid')}\\{driver.get('instance')}",

@@ -463,3 +463,39 @@ def test_npu_device_status_and_problem_codes(monkeypatch: pytest.MonkeyPatch) ->
         "gpu_drivers",
         "opencl_vendors",
     }
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        {
+            "socinfo": "x",
+            "fastrpc_access": {"a": 1},
+            "wsl": [],
+            "npu_runtime": "y",
+            "npu_devices": 3,
+        },
+        {
+            "socinfo": {"device_tree_compatible": 5},
+            "fastrpc_access": [None, "z"],
+            "android_properties": ["a"],
+        },
+        {
+            "npu_runtime": [{"files": "nope"}],
+            "npu_drivers": [{"DriverVersion": None}],
+            "dsp_device_nodes": None,
+        },
+    ],
+)
+def test_odd_soc_facts_in_a_saved_ticket_never_break_a_rule(garbage: dict[str, Any]) -> None:
+    for platform in ("linux", "win32"):
+        facts = _facts(
+            interpreter={"sys_platform": platform, "version_info": [3, 12, 0]},
+            emulation={"process_arch": "arm64", "native_arch": "arm64"},
+            installs=QNN_INSTALLED,
+            soc=garbage,
+        )
+        evaluation = evaluate(facts, MATRIX)
+        assert [s for s in evaluation.skipped if s.reason.startswith("rule error")] == []
+        profile_from_facts(facts, MATRIX)  # no exception
+        identify(facts, MATRIX)

@@ -10,6 +10,7 @@ from ..facts import Facts
 from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
 from ..matrixdata import Matrix
 from ..socs import identify
+from ..values import records
 from . import rule
 from ._common import native_arch, process_arch, qnn_dists, quote
 
@@ -68,7 +69,7 @@ def _in_wsl(facts: Facts) -> bool:
 def fastrpc_permissions(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     if not _on_linux(facts) or not qnn_dists(facts):
         return
-    nodes = [n for n in facts.value("soc", "fastrpc_access") or [] if isinstance(n, dict)]
+    nodes = [dict(n) for n in records(facts.value("soc", "fastrpc_access"))]
     devices = [n for n in nodes if not n.get("dma_heap") and not n.get("secure")]
     heaps = [n for n in nodes if n.get("dma_heap")]
     blocked_devices = devices and not any(n.get("accessible") for n in devices)
@@ -82,7 +83,7 @@ def fastrpc_permissions(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         FASTRPC_DENIED,
         "The HTP backend reaches the NPU through "
         + ", ".join(
-            f"{n['path']} ({n.get('mode', '?')}, group {n.get('group') or '?'})" for n in blocked
+            f"{n.get('path')} ({n.get('mode', '?')}, group {n.get('group') or '?'})" for n in blocked
         )
         + ", which this user cannot open for reading and writing. Session creation then fails "
         "(a FastRPC session error or a permission error), although it works with sudo. "
@@ -182,8 +183,8 @@ def windows_npu_driver(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
 def windows_npu_device(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     if facts.value("interpreter", "sys_platform") != "win32":
         return
-    for device in facts.value("soc", "npu_devices") or []:
-        if not isinstance(device, dict) or not device.get("has_problem"):
+    for device in records(facts.value("soc", "npu_devices")):
+        if not device.get("has_problem"):
             continue
         name = device.get("friendly_name") or device.get("description") or "the NPU"
         instance = str(device.get("instance_id") or "")
