@@ -485,6 +485,7 @@ def test_npu_device_status_and_problem_codes(monkeypatch: pytest.MonkeyPatch) ->
             "npu_drivers": [{"DriverVersion": None}],
             "dsp_device_nodes": None,
         },
+        {"fastrpc_access": [{"accessible": False}, {"dma_heap": True, "accessible": False}]},
     ],
 )
 def test_odd_soc_facts_in_a_saved_ticket_never_break_a_rule(garbage: dict[str, Any]) -> None:
