@@ -130,6 +130,26 @@ def service_image_path(name: str) -> Optional[str]:
     return str(value) if value else None
 
 
+def services_with_prefix(prefixes: Tuple[str, ...]) -> List[str]:
+    """Names of the services (``HKLM\\SYSTEM\\CurrentControlSet\\Services``)
+    that start with one of ``prefixes``, case-insensitively."""
+    import winreg  # type: ignore[import-not-found,unused-ignore]
+
+    names: List[str] = []
+    root = "SYSTEM\\CurrentControlSet\\Services"
+    with winreg.OpenKey(winreg.HKEY_LOCAL_MACHINE, root) as services:  # type: ignore[attr-defined,unused-ignore]
+        index = 0
+        while True:
+            try:
+                name = winreg.EnumKey(services, index)  # type: ignore[attr-defined,unused-ignore]
+            except OSError:
+                break
+            index += 1
+            if name.lower().startswith(prefixes):
+                names.append(name)
+    return sorted(names)
+
+
 def file_version(path: str) -> Optional[str]:
     """The fixed file version ("30.0.220.3000") from a DLL's VERSIONINFO,
     through version.dll; None when it has none."""
@@ -188,7 +208,13 @@ def npu_runtime(environ: Optional[Dict[str, str]] = None) -> List[Dict[str, Any]
     env = os.environ if environ is None else environ
     system_root = env.get("SystemRoot") or env.get("SYSTEMROOT") or "C:\\Windows"
     found: List[Dict[str, Any]] = []
-    for service in NPU_SERVICES:
+    names = list(NPU_SERVICES)
+    try:
+        # Chip-specific service names ("qcnspmcdm8380") as well as the plain ones.
+        names += [n for n in services_with_prefix(NPU_SERVICES) if n.lower() not in NPU_SERVICES]
+    except OSError as exc:
+        found.append({"service": "*", "error": "%s: %s" % (type(exc).__name__, exc)})
+    for service in names:
         key = "HKLM\\SYSTEM\\CurrentControlSet\\Services\\%s\\ImagePath" % service
         try:
             image = service_image_path(service)

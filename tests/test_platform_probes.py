@@ -300,8 +300,10 @@ def _driver_store(
     if with_files:
         version = tuple(ANSWERS["windows"]["libcdsprpc_version"])
         (folder / "libcdsprpc.dll").write_bytes(build_pe(MACHINE_ARM64, version=version))
+    # The service carries the chip in its name on some machines ("qcnspmcdm8380").
+    monkeypatch.setattr(os_windows, "services_with_prefix", lambda prefixes: ["qcnspmcdm8380"])
     monkeypatch.setattr(
-        os_windows, "service_image_path", lambda name: image if name == "qcnspmcdm" else None
+        os_windows, "service_image_path", lambda name: image if name == "qcnspmcdm8380" else None
     )
     monkeypatch.setattr(
         os_windows, "file_version", lambda path: read_pe(path).get("file_version_fixed")
@@ -314,8 +316,8 @@ def test_windows_npu_runtime_from_service_to_file_versions(
 ) -> None:
     env = _driver_store(tmp_path, monkeypatch)
     (entry,) = os_windows.npu_runtime(env)
-    assert entry["service"] == "qcnspmcdm" and entry["folder_exists"] is True
-    assert entry["image_path_source"].endswith(r"Services\qcnspmcdm\ImagePath")
+    assert entry["service"] == "qcnspmcdm8380" and entry["folder_exists"] is True
+    assert entry["image_path_source"].endswith(r"Services\qcnspmcdm8380\ImagePath")
     files = {f["name"]: f for f in entry["files"]}
     assert files["HtpUsrDrv.dll"] == {
         "name": "HtpUsrDrv.dll",
@@ -355,10 +357,15 @@ def test_windows_registry_errors_and_missing_driver(
     def denied(name: str) -> str:
         raise PermissionError(5, "Access is denied")
 
+    def enumeration_denied(prefixes: tuple[str, ...]) -> list[str]:
+        raise PermissionError(5, "Access is denied")
+
+    monkeypatch.setattr(os_windows, "services_with_prefix", enumeration_denied)
     monkeypatch.setattr(os_windows, "service_image_path", denied)
     entries = os_windows.npu_runtime({"SystemRoot": str(tmp_path)})
-    assert [e["service"] for e in entries] == ["qcnspmcdm", "qcadsprpc"]
+    assert [e["service"] for e in entries] == ["*", "qcnspmcdm", "qcadsprpc"]
     assert all(e["error"].startswith("PermissionError") for e in entries)
+    monkeypatch.setattr(os_windows, "services_with_prefix", lambda prefixes: [])
     monkeypatch.setattr(os_windows, "service_image_path", lambda name: None)
     assert os_windows.npu_runtime({"SystemRoot": str(tmp_path)}) == []
 
