@@ -5,7 +5,8 @@ onnxruntime-qnn version belongs here. A finding must not tell the user to
 reinstall (or install) an onnxruntime-qnn other than the one the
 recommendation installs, nor install the companion onnxruntime on its own
 while the recommendation installs a release (which brings, or pins, its
-companion): such a fix takes the recommendation's commands.
+companion): such a fix takes the recommendation's commands. And every command is typed
+the same in PowerShell and cmd (``shell_neutral``).
 """
 
 from __future__ import annotations
@@ -50,12 +51,46 @@ def _clashes(command: str, version: str, recommended: tuple[str, ...]) -> bool:
     return False
 
 
+# A Windows command that starts with a quoted program path: PowerShell
+# needs `&` before it, which cmd rejects.
+_QUOTED_WINDOWS_PROGRAM = re.compile(r'^"([A-Za-z]:\\[^"]*)\\([^"\\]+\.exe)"( .*)?$')
+
+
+def shell_neutral(commands: tuple[str, ...]) -> tuple[str, ...]:
+    """The same commands, typed the same in PowerShell and cmd: a run of
+    commands starting with one quoted program path becomes ``pushd "folder"``,
+    ``.\\program ...`` lines and ``popd``."""
+    result: list[str] = []
+    folder_open: str | None = None
+    for command in commands:
+        match = _QUOTED_WINDOWS_PROGRAM.match(command)
+        folder = match.group(1) if match else None
+        if folder_open is not None and folder != folder_open:
+            result.append("popd")
+            folder_open = None
+        if match is None:
+            result.append(command)
+            continue
+        if folder_open is None:
+            result.append(f'pushd "{folder}"')
+            folder_open = folder
+        result.append(f".\\{match.group(2)}{match.group(3) or ''}")
+    if folder_open is not None:
+        result.append("popd")
+    return tuple(result)
+
+
 def align_fixes(
     findings: Iterable[Finding], recommendation: Mapping[str, Any] | None
 ) -> tuple[Finding, ...]:
     """Findings whose fix installs another onnxruntime-qnn than the
     recommendation get the recommendation's commands instead."""
-    findings = tuple(findings)
+    findings = tuple(
+        replace(f, fix=replace(f.fix, commands=shell_neutral(f.fix.commands)))
+        if f.fix is not None and f.fix.commands
+        else f
+        for f in findings
+    )
     rec = recommendation or {}
     version = rec.get("version")
     commands = tuple(str(c) for c in rec.get("commands") or ())

@@ -126,7 +126,7 @@ def test_a_known_issue_without_evidence_rules_nothing_out() -> None:
     assert any("no public source" in n for n in without.chosen.notes)  # type: ignore[union-attr]
 
 
-_PLACEHOLDER = re.compile(r"<[a-z_]+>|field-observation")
+_PLACEHOLDER = re.compile(r"<[A-Za-z_]+>|field-observation")
 
 
 def test_texts_use_plain_words() -> None:
@@ -228,3 +228,67 @@ def test_check_summary_shows_the_emulation_verdict_first() -> None:
     assert lines[2] == "  winget install --exact --id Python.Python.3.12 --architecture arm64"
     assert lines[3] == '  py -V:3.12-arm64 -m pip install "onnxruntime-qnn==2.7.0"'
     assert lines[4] == "or, in this emulated x64 Python:"
+
+
+def test_finding_commands_are_typed_the_same_in_powershell_and_cmd() -> None:
+    from qnndoctor.consistency import shell_neutral
+
+    exe = r'"C:\Program Files\Python312-arm64\python.exe"'
+    commands = (
+        f"{exe} -m pip uninstall -y onnxruntime-gpu",
+        f'{exe} -m pip install "onnxruntime>=1.24.2"',
+        r'cmd /c rmdir /s /q "C:\app\.venv\Lib\site-packages\~nnxruntime"',
+        r"C:\py\python.exe -m pip list",
+    )
+    assert shell_neutral(commands) == (
+        r'pushd "C:\Program Files\Python312-arm64"',
+        r".\python.exe -m pip uninstall -y onnxruntime-gpu",
+        r'.\python.exe -m pip install "onnxruntime>=1.24.2"',
+        "popd",
+        r'cmd /c rmdir /s /q "C:\app\.venv\Lib\site-packages\~nnxruntime"',
+        r"C:\py\python.exe -m pip list",
+    )
+    assert shell_neutral(("/v/bin/python -m pip list",)) == ("/v/bin/python -m pip list",)
+    # align_fixes applies it to every finding, whatever the recommendation says.
+    (aligned,) = align_fixes((_finding(f"{exe} -m pip install onnxruntime"),), None)
+    assert aligned.fix is not None and aligned.fix.commands[0].startswith("pushd ")
+
+
+def test_adsp_fixes_on_windows_name_no_placeholder_and_no_cmd_only_syntax() -> None:
+    from qnndoctor.facts import Facts
+    from qnndoctor.matrixdata import load
+    from qnndoctor.rules import evaluate
+
+    def facts(adsp: dict[str, Any], soc: dict[str, Any]) -> Facts:
+        return Facts.from_json(
+            {
+                "interpreter": {"status": "ok", "values": {"sys_platform": "win32"}, "sources": {}},
+                "installs": {"status": "ok", "values": {"distributions": []}, "sources": {}},
+                "qnn_sdk": {"status": "ok", "values": {"adsp_library_path": adsp}, "sources": {}},
+                "soc": {"status": "ok", "values": soc, "sources": {}},
+            }
+        )
+
+    colon = {"set": True, "value": "C:/a:C:/b", "colon_separated": True, "entries": []}
+    (finding,) = [
+        f for f in evaluate(facts(colon, {}), load()).findings if f.id == "adsp-library-path-colon"
+    ]
+    assert finding.fix is not None and finding.fix.commands == ()
+    assert "os.environ['ADSP_LIBRARY_PATH']" in finding.fix.text
+    missing = {
+        "set": True,
+        "value": r"C:\nope",
+        "colon_separated": False,
+        "entries": [{"path": r"C:\nope", "exists": False}],
+    }
+    elite = {"processor_name": "Snapdragon(R) X Elite - X1E78100 - Qualcomm(R) Oryon(TM) CPU"}
+    (finding,) = [
+        f
+        for f in evaluate(facts(missing, elite), load()).findings
+        if f.id == "adsp-library-path-bad-entry"
+    ]
+    assert (
+        finding.fix is not None
+        and "libQnnHtpV73Skel.so (this chip is Hexagon v73)" in finding.fix.text
+    )
+    assert not _PLACEHOLDER.search(finding.fix.text)

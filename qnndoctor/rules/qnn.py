@@ -201,9 +201,14 @@ def adsp_library_path(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
             (Evidence("qnn_sdk.adsp_library_path.value", adsp.get("value")),),
             Fix(
                 "Separate the folders with ';'.",
-                (f'export ADSP_LIBRARY_PATH="{fixed}"',)
-                if not target_is_windows(facts)
-                else (f'set "ADSP_LIBRARY_PATH={fixed}"',),
+                (f'export ADSP_LIBRARY_PATH="{fixed}"',),
+            )
+            if not target_is_windows(facts)
+            else Fix(
+                # No one command sets a variable in both PowerShell and cmd.
+                f"Separate the folders with ';': set ADSP_LIBRARY_PATH to {fixed} (System "
+                "Properties > Environment Variables, then a new terminal), or in the app "
+                f"before onnxruntime-qnn loads: os.environ['ADSP_LIBRARY_PATH'] = r'{fixed}'."
             ),
         )
         return
@@ -214,9 +219,19 @@ def adsp_library_path(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
             f"ADSP_LIBRARY_PATH lists folders that do not exist: {', '.join(missing)}.",
             (Evidence("qnn_sdk.adsp_library_path.entries", adsp.get("entries")),),
             Fix(
-                "Point ADSP_LIBRARY_PATH at the folder holding libQnnHtpV<NN>Skel.so, ';'-separated."
+                f"Point ADSP_LIBRARY_PATH at the folder holding {_skel_name(facts, matrix)}, "
+                "';'-separated, or unset it to use the skels bundled with onnxruntime-qnn."
             ),
         )
+
+
+def _skel_name(facts: Facts, matrix: Matrix) -> str:
+    """The HTP skel this chip loads (libQnnHtpV73Skel.so), or words when the
+    chip is not known."""
+    match = identify_soc(facts, matrix)
+    if match is not None and match.soc.htp_arch is not None:
+        return f"libQnnHtpV{match.soc.htp_arch}Skel.so (this chip is Hexagon v{match.soc.htp_arch})"
+    return "the HTP skel for this chip's Hexagon version (libQnnHtpV73Skel.so on a v73 chip)"
 
 
 @rule(needs=("qnn_sdk", "installs"), emits=(SYSTEM_QNN,))
