@@ -80,6 +80,11 @@ _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 _QNN_VERSION_RE = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
 _PKG_QNN_RE = re.compile(r"""(?m)^qnn_version\s*=\s*['"]([^'"]+)['"]""")
+# The QNN build string compiled into QNN libraries, e.g. "v2.22.0.240425235059_92863"
+# (1.18.x wheels carry no VERSIONINFO, but their QNN DLLs hold this string).
+_QNN_BUILD_STRING_RE = re.compile(
+    rb"(?<![0-9A-Za-z.])v?(2\.\d{1,3}\.\d{1,3}\.\d{12}_\d{1,8})(?![0-9])"
+)
 _METADATA_RE = re.compile(r"^[^/]+\.dist-info/METADATA$")
 _CONTENT_RANGE_RE = re.compile(r"^bytes\s+(\d+)-(\d+)/(\d+|\*)$")
 _PROJECT_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")  # PEP 508 names
@@ -1018,12 +1023,23 @@ def _numeric_version(text: str) -> str | None:
     return ".".join(match.groups()) if match else None
 
 
+def qnn_build_strings(data: bytes) -> list[str]:
+    """Every QNN build string inside a library's bytes, without the 'v'."""
+    return sorted({m.group(1).decode("ascii") for m in _QNN_BUILD_STRING_RE.finditer(data)})
+
+
 def decide_qnn_version(
-    package_info: tuple[str, str] | None, pe_infos: Sequence[tuple[str, str]] = ()
+    package_info: tuple[str, str] | None,
+    pe_infos: Sequence[tuple[str, str]] = (),
+    build_strings: Sequence[tuple[str, str]] = (),
 ) -> tuple[QnnVersion | None, str | None]:
     """The QNN version from build_and_package_info.py ((path, qnn_version))
-    and DLL VERSIONINFO ((path, ProductVersion), one per library folder).
-    ``None`` plus a note when they disagree or say nothing usable: never a guess."""
+    and DLL VERSIONINFO ((path, ProductVersion), one per library folder);
+    only when both say nothing, from the QNN build strings compiled into the
+    libraries ((path, build)). ``None`` plus a note when they disagree or say
+    nothing usable: never a guess."""
+    if package_info is None and not pe_infos and build_strings:
+        return _from_build_strings(build_strings)
     evidence: list[str] = []
     claims: list[str] = []
     versions: set[str] = set()
@@ -1061,6 +1077,25 @@ def decide_qnn_version(
         notes.append("build strings differ: " + ", ".join(sorted(builds)))
     build = next(iter(builds)) if len(builds) == 1 else None
     return QnnVersion(versions.pop(), build, tuple(evidence)), "; ".join(notes) or None
+
+
+def _from_build_strings(
+    build_strings: Sequence[tuple[str, str]],
+) -> tuple[QnnVersion | None, str | None]:
+    builds = sorted({build for _path, build in build_strings})
+    if len(builds) > 1:
+        return None, "QNN build strings disagree: " + "; ".join(
+            f"{path} holds {build!r}" for path, build in build_strings
+        )
+    (build,) = builds
+    number = _numeric_version(build)
+    if number is None:  # the pattern guarantees a number; kept for safety
+        return None, f"QNN build string {build!r} is not a version number"
+    evidence = tuple(f"QNN build string 'v{b}' inside {path}" for path, b in build_strings)
+    return (
+        QnnVersion(number, build, evidence),
+        "no VERSIONINFO in the QNN libraries: version read from the build string they carry",
+    )
 
 
 def analyse_wheel(remote: RemoteFile, probes: Probes) -> Analysis:
@@ -1113,6 +1148,8 @@ def analyse_wheel(remote: RemoteFile, probes: Probes) -> Analysis:
             hexagon_version=probes.hexagon_version(base, kind),
         )
 
+    build_strings: list[tuple[str, str]] = []
+
     def read_whole_pe(name: str) -> None:
         try:
             data = read_member(remote, lib_members[name])
@@ -1120,6 +1157,8 @@ def analyse_wheel(remote: RemoteFile, probes: Probes) -> Analysis:
             libs[name] = replace(libs[name], error=str(exc))
             return
         machine, source, error = header_machine(data[:_HEAD_MAX], probes)
+        if libs[name].kind in QNN_RUNTIME:
+            build_strings.extend((name, b) for b in qnn_build_strings(data))
         info: dict[str, Any] = read_pe_bytes(data) if source == "pe-header" else {"error": error}
         strings = info.get("strings") or {}
         parsed = "error" not in info
@@ -1173,7 +1212,7 @@ def analyse_wheel(remote: RemoteFile, probes: Probes) -> Analysis:
     for name, lib in sorted(libs.items()):
         if lib.error:
             member_errors.append(f"{name}: {lib.error}")
-    version, note = decide_qnn_version(package_info, pe_infos)
+    version, note = decide_qnn_version(package_info, pe_infos, build_strings)
     return Analysis(
         requires_python=requires_python,
         requires_dist=requires_dist,

@@ -134,6 +134,28 @@ def _parser() -> argparse.ArgumentParser:
         "--matrix", type=Path, metavar="FILE", help="use this releases.json (or matrix folder)"
     )
     recommend.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS")
+    what_if = recommend.add_argument_group(
+        "what-if mode", "answer for another machine from these values alone (nothing is probed)"
+    )
+    what_if.add_argument(
+        "--platform", choices=("win_arm64", "win_amd64", "linux_aarch64", "linux_x86_64")
+    )
+    what_if.add_argument("--python-version", metavar="X.Y", help="e.g. 3.12 (3.13t: free-threaded)")
+    chip = what_if.add_mutually_exclusive_group()
+    chip.add_argument(
+        "--soc",
+        metavar="NAME",
+        help="'Snapdragon X Elite', 'X1E-78-100', 'SM8650', 'soc_model=60', 'soc_id=555'",
+    )
+    chip.add_argument("--htp-arch", metavar="vNN", help="Hexagon version, e.g. v73")
+    what_if.add_argument(
+        "--native-arch",
+        choices=("arm64",),
+        help="with win_amd64: x64 Python under emulation on an ARM64 machine",
+    )
+    what_if.add_argument("--npu-driver", metavar="VERSION", help="the NPU driver version there")
+    what_if.add_argument("--glibc", metavar="X.Y", help="glibc version there (Linux)")
+    what_if.add_argument("--qnn-sdk", metavar="VERSION", help="a system QNN SDK installed there")
     recommend.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     matrix = sub.add_parser(
         "matrix", help="show the release matrix, or update it (matrix update --from URL)"

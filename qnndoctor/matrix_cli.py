@@ -44,10 +44,25 @@ def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
             else ""
         )
         + (f", system QNN {profile['system_qnn']}" if profile.get("system_qnn") else "")
+        + (f", NPU driver {profile['npu_driver']}" if profile.get("npu_driver") else "")
         + "\n"
     )
     status = rec.get("status")
-    if status == "ok":
+    emulation = rec.get("emulation")
+    if emulation:
+        out.write(f"\nEmulation: {emulation.get('verdict')}.\n")
+        native = emulation.get("native_arm64") or {}
+        if native.get("commands"):
+            out.write(
+                f"Recommended: native ARM64 Python with onnxruntime-qnn {native.get('version')}:\n"
+            )
+            for command in native["commands"]:
+                out.write(f"    {command}\n")
+        if emulation.get("this_interpreter_commands"):
+            out.write("Or, staying in this emulated x64 Python:\n")
+            for command in emulation["this_interpreter_commands"]:
+                out.write(f"    {command}\n")
+    if status == "ok" and not emulation:
         out.write(
             f"\nInstall onnxruntime-qnn {rec['version']} ({rec['era']}, bundled QNN "
             f"{rec.get('bundled_qnn') or 'unknown'}; wheel {rec['file']}):\n"
@@ -67,15 +82,32 @@ def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
                 f"  instead: {alternative['change']}, then install onnxruntime-qnn "
                 f"{alternative['version']}\n"
             )
-    else:
+            for command in alternative.get("commands") or []:
+                out.write(f"      {command}\n")
+    elif status != "ok":
         out.write(f"\nNo recommendation: {rec.get('reason') or '; '.join(rec.get('notes', []))}\n")
     if rec.get("ruled_out"):
         out.write("\nNewer releases, and why they are ruled out:\n")
+        from .compat_rules import confidence_words
+
+        # Consecutive releases ruled out for the same reasons share one entry.
+        groups: list[tuple[list[str], list[dict[str, Any]]]] = []
         for verdict in rec["ruled_out"]:
-            reasons = "; ".join(
-                f"{r['detail']} [{r['axis']}, {r['confidence']}]" for r in verdict["reasons"]
-            )
-            out.write(f"  {verdict['version']:24} {reasons}\n")
+            if groups and groups[-1][1] == verdict["reasons"]:
+                groups[-1][0].append(verdict["version"])
+            else:
+                groups.append(([verdict["version"]], verdict["reasons"]))
+        for versions, reasons in groups:
+            label = versions[0] if len(versions) == 1 else f"{versions[-1]} to {versions[0]}"
+            count = f" ({len(versions)} releases)" if len(versions) > 1 else ""
+            out.write(f"  {label}{count}:\n")
+            for r in reasons:
+                sources = ", ".join(r.get("sources") or [])
+                out.write(
+                    f"      {r['detail']} ({confidence_words(r['confidence'])}"
+                    + (f"; see {sources}" if sources else "")
+                    + ")\n"
+                )
     for note in rec.get("notes", []):
         out.write(f"note: {note}\n")
 
@@ -88,6 +120,13 @@ def run_recommend(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     matrix = _matrix(args, err)
     if matrix is None:
         return exitcodes.COULD_NOT_CHECK
+    if getattr(args, "platform", None) or getattr(args, "python_version", None):
+        from .whatif import run_what_if
+
+        if not getattr(args, "platform", None):
+            err.write("qnndoctor: error: --python-version needs --platform (what-if mode)\n")
+            return exitcodes.USAGE
+        return run_what_if(args, matrix, out, err)
     try:
         target = resolve(args.python)
         facts = run_probes(target, timeout=args.timeout).facts

@@ -48,7 +48,14 @@ class Report:
             "recommendation": dict(self.recommendation)
             if self.recommendation is not None
             else None,
+            "inventory": _inventory(self.facts),
         }
+
+
+def _inventory(facts: Facts) -> list[dict[str, Any]]:
+    from .inventory import inventory
+
+    return inventory(facts)
 
 
 def recommendation_for(facts: Facts, matrix: Matrix) -> dict[str, Any]:
@@ -97,12 +104,15 @@ def build(target: Target, facts: Facts, matrix: Matrix) -> Report:
     """Diagnose: a pure function of the facts and the matrix (plus a clock)."""
     facts = with_smoke_diagnosis(facts, matrix)
     evaluation = evaluate(facts, matrix)
+    recommendation = recommendation_for(facts, matrix)
+    from .consistency import align_fixes
+
     return Report(
         target=target,
         facts=facts,
-        findings=evaluation.findings,
+        findings=align_fixes(evaluation.findings, recommendation),
         skipped=evaluation.skipped,
         created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         matrix_source=matrix.source,
-        recommendation=recommendation_for(facts, matrix),
+        recommendation=recommendation,
     )

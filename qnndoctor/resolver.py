@@ -1,17 +1,18 @@
 """The resolver: which onnxruntime-qnn to install, and why not anything newer.
 
-A pure function of the target's profile (derived from facts) and the release
-matrix built from the published wheels. Every release newer than the
-recommendation is listed with the axis that rules it out and how sure that
-rule is: ``artifact`` (read from the wheels), ``documented`` (packaging
-metadata), ``maintainer-confirmed`` or ``field-observation``.
+A pure function of the target's profile (derived from facts, or given in
+what-if mode) and the release matrix built from the published wheels. Every
+release newer than the recommendation is listed with the rule that rules it
+out, how sure that rule is and the public sources behind it
+(``compat_rules``). A system QNN SDK never rules a release out: it is a
+shadowing risk, reported as a note with what avoids it.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
@@ -20,35 +21,48 @@ from packaging.tags import Tag, compatible_tags, cpython_tags
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from . import shell
+from .advice import install_commands, situation_notes
+from .alternatives import alternatives, emulation_verdict
+from .compat_rules import (
+    EMULATION,
+    KNOWN_ISSUE,
+    NO_PLATFORM,
+    NO_PYTHON,
+    NO_QNN_LIBRARIES,
+    NO_STUB,
+    PRERELEASE,
+    REQUIRES_PYTHON,
+    RULES,
+    YANKED,
+)
 from .facts import Facts
-from .libkinds import QNN_RUNTIME
-from .matrixdata import Matrix, identify_soc
+from .matrixdata import Matrix
 from .releases import Release, ReleaseMatrix, WheelFile
+from .socs import identify as identify_soc
+from .values import records
+from .wheel_checks import under_x64_emulation
 
-# Axes that rule a release out, with how sure each rule is.
-NO_PLATFORM = "no-wheel-for-platform"
-NO_PYTHON = "no-wheel-for-python"
-REQUIRES_PYTHON = "requires-python"
-NO_STUB = "no-stub-for-htp-arch"
-QNN_NEWER = "bundled-qnn-newer-than-system"
-EMULATION = "x64-libraries-under-emulation"
-NO_QNN_LIBRARIES = "no-bundled-qnn"
-KNOWN_ISSUE = "known-issue"
-PRERELEASE = "prerelease"
-YANKED = "yanked"
+__all__ = [
+    "EMULATION",
+    "KNOWN_ISSUE",
+    "NO_PLATFORM",
+    "NO_PYTHON",
+    "NO_QNN_LIBRARIES",
+    "NO_STUB",
+    "PRERELEASE",
+    "REQUIRES_PYTHON",
+    "YANKED",
+    "Profile",
+    "Reason",
+    "Recommendation",
+    "Verdict",
+    "evaluate_release",
+    "install_commands",
+    "profile_from_facts",
+    "recommend",
+]
 
-CONFIDENCE = {
-    NO_PLATFORM: "artifact",
-    NO_PYTHON: "artifact",
-    REQUIRES_PYTHON: "documented",
-    NO_STUB: "artifact",
-    QNN_NEWER: "field-observation",
-    EMULATION: "artifact",
-    NO_QNN_LIBRARIES: "documented",
-    PRERELEASE: "documented",
-    YANKED: "documented",
-}
+CONFIDENCE = {axis: rule.confidence for axis, rule in RULES.items()}
 
 _PLATFORM_BUCKET = {
     ("windows", "x86_64"): "win_amd64",
@@ -58,6 +72,40 @@ _PLATFORM_BUCKET = {
     ("linux", "arm64"): "linux_aarch64",
 }
 _LEGACY_MANYLINUX = {17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}
+_PLATFORM_WORDS = {
+    "win_arm64": "Windows on ARM64",
+    "win_amd64": "Windows x64",
+    "win32": "Windows 32-bit",
+    "linux_x86_64": "Linux x86-64",
+    "linux_aarch64": "Linux ARM64",
+}
+
+
+def _platform_words(profile: Profile) -> str:
+    return _PLATFORM_WORDS.get(profile.bucket or "", profile.bucket or profile.os)
+
+
+def _glibc_needed(release: Release, profile: Profile) -> tuple[int, int] | None:
+    """The oldest glibc the release's wheels for this platform accept, when
+    only an older glibc kept them out."""
+    if profile.os != "linux" or profile.glibc is None:
+        return None
+    levels = []
+    for file in release.files:
+        if file.platform != profile.bucket or file.yanked:
+            continue
+        for tag in file.tags:
+            parts = tag.platform.split("_")
+            if tag.platform.startswith("manylinux_") and parts[1].isdigit() and parts[2].isdigit():
+                levels.append((int(parts[1]), int(parts[2])))
+    return min(levels) if levels else None
+
+
+def _python_words(tag: str) -> str:
+    """cp312 -> 3.12, cp313t -> 3.13 (free-threaded)."""
+    if tag.startswith("cp") and tag[2:].rstrip("t").isdigit() and len(tag) >= 4:
+        return f"{tag[2]}.{tag[3:].rstrip('t')}" + (" (free-threaded)" if tag.endswith("t") else "")
+    return tag
 
 
 @dataclass(frozen=True)
@@ -78,6 +126,11 @@ class Profile:
     python_exe: str
     installed: tuple[tuple[str, str, tuple[str, ...]], ...] = ()  # (name, version, modules)
     notes: tuple[str, ...] = ()
+    # What-if mode names no interpreter path: the command that starts the
+    # right Python instead (``py -V:3.12-arm64`` on Windows, ``python3.12``).
+    launcher: tuple[str, ...] = ()
+    npu_driver: str | None = None
+    npu_driver_source: str | None = None
 
     @property
     def windows(self) -> bool:
@@ -120,6 +173,8 @@ class Profile:
             "htp_arch_source": self.htp_arch_source,
             "system_qnn": str(self.system_qnn) if self.system_qnn else None,
             "system_qnn_source": self.system_qnn_source,
+            "npu_driver": self.npu_driver,
+            "npu_driver_source": self.npu_driver_source,
             "notes": list(self.notes),
         }
 
@@ -175,15 +230,17 @@ def profile_from_facts(facts: Facts, matrix: Matrix) -> Profile:
         htp_arch, htp_source = soc.soc.htp_arch, f"{soc.soc.part} ({soc.matched_by})"
     system_qnn = system_source = None
     for root in facts.value("qnn_sdk", "roots", []) or []:
+        if not isinstance(root, dict) or root.get("exists") is False:
+            continue
         found = root.get("version") or {}
         version = _version(found.get("sdk_yaml")) or _version(found.get("from_folder_name"))
-        if version is not None:
+        if system_source is None or (system_qnn is None and version is not None):
             system_qnn, system_source = version, f"{root.get('origin')}: {root.get('path')}"
-            break
     installed = tuple(
         (str(d.get("name")), str(d.get("version")), tuple(d.get("provides_modules") or ()))
         for d in facts.value("installs", "distributions", []) or []
     )
+    npu_driver, npu_driver_source = _npu_driver(facts)
     return Profile(
         python=(int(info[0]), int(info[1])),
         free_threaded=bool(facts.value("interpreter", "free_threaded")),
@@ -199,17 +256,48 @@ def profile_from_facts(facts: Facts, matrix: Matrix) -> Profile:
         python_exe=str(facts.value("interpreter", "executable") or "python"),
         installed=installed,
         notes=tuple(notes),
+        npu_driver=npu_driver,
+        npu_driver_source=npu_driver_source,
     )
+
+
+def _npu_driver(facts: Facts) -> tuple[str | None, str | None]:
+    """The NPU driver's version and where it was read (Windows): the runtime
+    DLLs in the driver's DriverStore folder first, else the class driver."""
+    for service in records(facts.value("soc", "npu_runtime")):
+        for item in records(service.get("files")):
+            if item.get("version"):
+                return f"{item.get('name')} {item['version']}", str(item.get("version_source"))
+    for driver in records(facts.value("soc", "npu_drivers")):
+        if driver.get("DriverVersion"):
+            return (
+                f"{driver.get('DriverDesc') or 'NPU driver'} {driver['DriverVersion']}",
+                f"registry class driver {driver.get('class_guid')}\\{driver.get('instance')}",
+            )
+    return None, None
 
 
 @dataclass(frozen=True)
 class Reason:
+    """Why one release is ruled out: the rule, how sure, and where to check."""
+
     axis: str
     detail: str
     confidence: str
+    sources: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, str]:
-        return {"axis": self.axis, "detail": self.detail, "confidence": self.confidence}
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "axis": self.axis,
+            "detail": self.detail,
+            "confidence": self.confidence,
+            "sources": list(self.sources),
+        }
+
+
+def _reason(axis: str, detail: str) -> Reason:
+    rule = RULES[axis]
+    return Reason(axis, detail, rule.confidence, rule.sources)
 
 
 @dataclass(frozen=True)
@@ -239,46 +327,6 @@ class Verdict:
         }
 
 
-def _under_x64_emulation(file: WheelFile) -> str | None:
-    """Can an emulated x64 process drive the NPU with this wheel's QNN libraries?
-
-    Plain x64 QNN code cannot reach the ARM64 NPU driver and plain ARM64 code
-    cannot load into an x64 process; ARM64X can do both. A file header says
-    only 0xAA64 / 0x8664, so a folder's QNN build is judged by its QNN library
-    whose load config was read (the HTP stub: same build, same version
-    resource). A wheel with several folders fits if one of them does.
-    """
-    verdicts: list[str] = []
-    for folder in file.folders:
-        header = folder.header.get("backend_htp")
-        if header is None:
-            continue
-        certain = next((m for kind, m in folder.certain.items() if kind in QNN_RUNTIME), None)
-        if header == "AMD64":
-            verdicts.append(
-                f"blocked: {folder.path} holds x64 (AMD64) QNN libraries, which cannot reach the ARM64 NPU driver"
-            )
-        elif certain == "ARM64X":
-            return (
-                f"QNN libraries in {folder.path} are ARM64X builds (read from the stub's load "
-                "config): loadable from emulated x64; native ARM64 Python is still the validated setup"
-            )
-        elif certain == "ARM64":
-            verdicts.append(
-                f"blocked: {folder.path} holds plain ARM64 QNN libraries, which an x64 process cannot load"
-            )
-        else:
-            verdicts.append(
-                f"QNN library build (ARM64 or ARM64X) in {folder.path} not verified for emulated x64"
-            )
-    unverified = [v for v in verdicts if not v.startswith("blocked: ")]
-    if unverified:
-        return unverified[0]
-    if verdicts:
-        return "blocked: " + "; ".join(v.removeprefix("blocked: ") for v in verdicts)
-    return None
-
-
 def _file_reasons(
     profile: Profile, release: Release, file: WheelFile
 ) -> tuple[list[Reason], list[str]]:
@@ -290,61 +338,44 @@ def _file_reasons(
                 Version("{}.{}".format(*profile.python)), True
             ):
                 reasons.append(
-                    Reason(
+                    _reason(
                         REQUIRES_PYTHON,
-                        f"Requires-Python {file.requires_python}",
-                        CONFIDENCE[REQUIRES_PYTHON],
+                        f"declares Requires-Python {file.requires_python}",
                     )
                 )
         except InvalidSpecifier:
             notes.append(f"unparseable Requires-Python {file.requires_python!r}")
     if not any("backend_htp" in folder.header for folder in file.folders):
-        # Wheels before 1.18.0 expected a separately installed QNN SDK.
-        if profile.system_qnn is None:
-            reasons.append(
-                Reason(
-                    NO_QNN_LIBRARIES,
-                    "bundles no QNN HTP library and no system QNN SDK was found to supply one",
-                    CONFIDENCE[NO_QNN_LIBRARIES],
-                )
+        # 1.17.x expected a separately installed QNN SDK; qnndoctor never
+        # recommends such a wheel for the NPU, whatever SDK is on the machine.
+        reasons.append(
+            _reason(
+                NO_QNN_LIBRARIES,
+                "ships no QNN HTP library: it cannot use the NPU without a separately "
+                "installed QNN SDK, which onnxruntime-qnn 1.18.0 and newer bundle instead",
             )
-        else:
-            notes.append(f"bundles no QNN libraries: uses the system QNN SDK {profile.system_qnn}")
+        )
     if (
         profile.htp_arch is not None
         and file.stub_hexagon_versions
         and profile.htp_arch not in file.stub_hexagon_versions
     ):
         reasons.append(
-            Reason(
+            _reason(
                 NO_STUB,
-                f"ships HTP stubs for v{', v'.join(map(str, file.stub_hexagon_versions))} only; "
-                f"this SoC is v{profile.htp_arch}",
-                CONFIDENCE[NO_STUB],
+                f"ships HTP libraries for Hexagon v{', v'.join(map(str, file.stub_hexagon_versions))} "
+                f"only; this chip is Hexagon v{profile.htp_arch}",
             )
         )
-    if profile.system_qnn is not None and file.qnn_version:
-        bundled = _version(file.qnn_version)
-        if bundled is not None and bundled.release[:2] > profile.system_qnn.release[:2]:
-            reasons.append(
-                Reason(
-                    QNN_NEWER,
-                    f"bundles QNN {file.qnn_version}, newer than the system QNN SDK {profile.system_qnn} "
-                    "(seen to crash when the bundle is newer than the NPU driver)",
-                    CONFIDENCE[QNN_NEWER],
-                )
-            )
     if (
         profile.emulated
         and profile.windows
         and profile.arch == "x86_64"
         and profile.native_arch == "arm64"
     ):
-        judged = _under_x64_emulation(file)
+        judged = under_x64_emulation(file)
         if judged is not None and judged.startswith("blocked: "):
-            reasons.append(
-                Reason(EMULATION, judged.removeprefix("blocked: "), CONFIDENCE[EMULATION])
-            )
+            reasons.append(_reason(EMULATION, judged.removeprefix("blocked: ")))
         elif judged is not None:
             notes.append(judged)
     if file.error:
@@ -364,26 +395,21 @@ def evaluate_release(
     candidates = [f for f in on_platform if f.tags & tags]
     base: list[Reason] = []
     if release.prerelease and not allow_prerelease:
-        base.append(
-            Reason(PRERELEASE, "a pre-release (pass --pre to consider it)", CONFIDENCE[PRERELEASE])
-        )
+        base.append(_reason(PRERELEASE, "a pre-release (pass --pre to consider it)"))
     if release.files and all(f.yanked for f in release.files):
-        base.append(Reason(YANKED, "every file was yanked", CONFIDENCE[YANKED]))
+        base.append(_reason(YANKED, "every file was yanked"))
     if not on_platform:
         have = sorted({f.platform for f in release.files})
-        return Verdict(
-            release.version,
-            release.era,
-            None,
-            (
-                *base,
-                Reason(
-                    NO_PLATFORM,
-                    f"no wheel for {profile.bucket or profile.os} (wheels: {', '.join(have) or 'none'})",
-                    CONFIDENCE[NO_PLATFORM],
-                ),
-            ),
+        detail = f"no wheel for {_platform_words(profile)} (wheels exist for: " + (
+            f"{', '.join(_PLATFORM_WORDS.get(h, h) for h in have) or 'nothing'})"
         )
+        needed = _glibc_needed(release, profile)
+        if needed is not None:
+            detail = (
+                f"its {_platform_words(profile)} wheels need glibc {needed[0]}.{needed[1]} or "
+                f"newer; this system has glibc {'.'.join(map(str, profile.glibc or ()))}"
+            )
+        return Verdict(release.version, release.era, None, (*base, _reason(NO_PLATFORM, detail)))
     if not candidates:
         have = sorted({t for f in on_platform for t in f.python_tags})
         return Verdict(
@@ -392,11 +418,12 @@ def evaluate_release(
             None,
             (
                 *base,
-                Reason(
+                _reason(
                     NO_PYTHON,
                     f"no wheel for Python {profile.python[0]}.{profile.python[1]}"
-                    f"{'t' if profile.free_threaded else ''} on this platform (has {', '.join(have)})",
-                    CONFIDENCE[NO_PYTHON],
+                    f"{' (free-threaded)' if profile.free_threaded else ''} on "
+                    f"{_platform_words(profile)} (wheels exist for Python "
+                    f"{', '.join(_python_words(t) for t in have)})",
                 ),
             ),
         )
@@ -405,14 +432,18 @@ def evaluate_release(
         reasons, notes = _file_reasons(profile, release, file)
         pin = None
         for issue in matrix.known_issues:
-            if issue.applies(release.version, file.platform):
-                if issue.effect == "pin-companion" and issue.companion_pin:
-                    pin = issue.companion_pin
-                    notes.append(f"known issue {issue.id}: {issue.title}; installing with {pin}")
-                else:
-                    reasons.append(
-                        Reason(KNOWN_ISSUE, f"{issue.id}: {issue.title}", issue.confidence)
-                    )
+            if not issue.applies(release.version, file.platform):
+                continue
+            if not issue.sources:
+                # No public evidence: it may inform, never rule out or pin.
+                notes.append(f"unconfirmed report (no public source): {issue.title}")
+            elif issue.effect == "pin-companion" and issue.companion_pin:
+                pin = issue.companion_pin
+                notes.append(
+                    f"{issue.title}: installing together with {pin} (source: {issue.sources[0]})"
+                )
+            else:
+                reasons.append(Reason(KNOWN_ISSUE, issue.title, issue.confidence, issue.sources))
         verdict = Verdict(release.version, release.era, file, (*base, *reasons), tuple(notes), pin)
         if best is None or (verdict.fits and not best.fits):
             best = verdict
@@ -429,9 +460,11 @@ class Recommendation:
     commands: tuple[str, ...] = ()
     alternatives: tuple[dict[str, Any], ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    emulation: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "emulation": self.emulation,
             "status": self.status,
             "version": str(self.chosen.version) if self.chosen else None,
             "era": self.chosen.era if self.chosen else None,
@@ -446,91 +479,6 @@ class Recommendation:
             "notes": list(self.notes) + (list(self.chosen.notes) if self.chosen else []),
             "profile": self.profile.to_json(),
         }
-
-
-def install_commands(profile: Profile, verdict: Verdict) -> tuple[str, ...]:
-    """Uninstall what conflicts, then install the exact version with the target's pip."""
-    keep = {"onnxruntime-qnn"} | ({"onnxruntime"} if verdict.era == "plugin-2.x" else set())
-    remove = []
-    for name, version, modules in profile.installed:
-        canonical = canonicalize_name(name)
-        wrong_era = canonical == "onnxruntime-qnn" and (version.split(".")[0] == "1") != (
-            verdict.era == "monolithic-1.x"
-        )
-        if (
-            ("onnxruntime" in modules and canonical not in keep) or wrong_era
-        ) and name not in remove:
-            remove.append(name)
-    installed_already = any(
-        canonicalize_name(name) == "onnxruntime-qnn" and version == str(verdict.version)
-        for name, version, _modules in profile.installed
-    )
-    if installed_already and not remove and not verdict.companion_pin:
-        return ()  # nothing to do; the report says it is already installed
-    commands = []
-    if remove:
-        commands.append(
-            shell.pip_command(profile.python_exe, profile.windows, "uninstall", "-y", *remove)
-        )
-    install = [f"onnxruntime-qnn=={verdict.version}"]
-    if verdict.companion_pin:
-        install.append(verdict.companion_pin)
-    commands.append(shell.pip_command(profile.python_exe, profile.windows, "install", *install))
-    return tuple(commands)
-
-
-def _alternatives(
-    profile: Profile, matrix: ReleaseMatrix, allow_prerelease: bool
-) -> list[dict[str, Any]]:
-    """What to change when nothing fits: native ARM64 Python, another Python version."""
-    options: list[tuple[str, Profile]] = []
-    if profile.windows and profile.native_arch == "arm64" and profile.arch != "arm64":
-        options.append(
-            (
-                f"install native ARM64 CPython {profile.python[0]}.{profile.python[1]} "
-                "(the 'ARM64' installer from python.org)",
-                replace(profile, arch="arm64", emulated=False, installed=()),
-            )
-        )
-    arches = [o[1].arch for o in options] or [profile.arch]
-    for minor in (12, 13, 11, 14, 10):
-        for arch in dict.fromkeys([*arches, profile.arch]):
-            if (3, minor) == profile.python and arch == profile.arch:
-                continue
-            label = f"install CPython 3.{minor}" + (
-                " ARM64 (python.org 'ARM64' installer)"
-                if arch == "arm64" and profile.windows
-                else ""
-            )
-            options.append(
-                (
-                    label,
-                    replace(
-                        profile,
-                        python=(3, minor),
-                        arch=arch,
-                        emulated=False if arch == profile.native_arch else profile.emulated,
-                        free_threaded=False,
-                        installed=(),
-                    ),
-                )
-            )
-    found = []
-    for label, candidate in options:
-        for release in matrix.releases:
-            verdict = evaluate_release(candidate, release, matrix, allow_prerelease)
-            if verdict.fits:
-                found.append(
-                    {
-                        "change": label,
-                        "version": str(verdict.version),
-                        "file": verdict.file.filename if verdict.file else None,
-                    }
-                )
-                break
-        if len(found) >= 3:
-            break
-    return found
 
 
 def recommend(
@@ -561,24 +509,30 @@ def _recommend(profile: Profile, matrix: ReleaseMatrix, allow_prerelease: bool) 
     # Pre-releases excluded only for being pre-releases are noise here.
     shown = tuple(v for v in ruled_out if {r.axis for r in v.reasons} != {PRERELEASE})
     if chosen is None:
+        emulation = emulation_verdict(profile, matrix, allow_prerelease, None, ())
         return Recommendation(
             "nothing-fits",
             profile,
             None,
             shown,
-            alternatives=tuple(_alternatives(profile, matrix, allow_prerelease)),
-            notes=profile.notes,
+            tuple(emulation["commands"]) if emulation else (),
+            alternatives=tuple(alternatives(profile, matrix, allow_prerelease)),
+            notes=(*profile.notes, *situation_notes(profile, None)),
+            emulation=emulation,
         )
     # Under emulation something may fit, but native ARM64 is still the better change.
-    better = _alternatives(profile, matrix, allow_prerelease)[:1] if profile.emulated else []
+    better = alternatives(profile, matrix, allow_prerelease)[:1] if profile.emulated else []
+    commands = install_commands(profile, chosen)
+    emulation = emulation_verdict(profile, matrix, allow_prerelease, chosen, commands)
     return Recommendation(
         "ok",
         profile,
         chosen,
         shown,
-        install_commands(profile, chosen),
+        tuple(emulation["commands"]) if emulation else commands,
         alternatives=tuple(better),
-        notes=profile.notes,
+        notes=(*profile.notes, *situation_notes(profile, chosen)),
+        emulation=emulation,
     )
 
 

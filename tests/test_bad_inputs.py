@@ -227,7 +227,7 @@ def test_a_fifo_without_a_writer_does_not_hang(
     result = cli("check", "--from-report", str(fifo), "--json")
     assert result.code == 2 and "not valid JSON" in result.err
     log = cli("explain", "--log", str(fifo), "--no-facts")
-    assert log.code == 1 and "No known failure signature" in log.out
+    assert log.code == 1 and "No known failure cause" in log.out
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")

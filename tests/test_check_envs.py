@@ -103,7 +103,11 @@ def test_no_onnxruntime_qnn_at_all(cli: Cli, tmp_path: Path, real_wheels: dict[s
     assert result.code == 1
     finding = next(f for f in result.json()["findings"] if f["id"] == "no-onnxruntime-qnn")
     assert "onnxruntime 1.31.1" in finding["explanation"]
-    assert finding["fix"]["commands"][0].endswith("-m pip install onnxruntime-qnn")
+    # One consistent set of commands: the finding's fix is the recommendation's.
+    recommended = result.json()["recommendation"]
+    assert recommended["version"] == "2.7.0"
+    assert finding["fix"]["commands"] == recommended["commands"]
+    assert finding["fix"]["commands"][-1].endswith("-m pip install onnxruntime-qnn==2.7.0")
 
 
 def test_two_flavours_and_overwritten_pybind(
@@ -312,7 +316,25 @@ def test_system_qnn_sdk_on_library_path(
     assert root["version"]["sdk_yaml"] == "2.40.0.251030"
     assert root["lib_targets"] == ["x86_64-linux-clang"]
     assert root["hexagon_folders"] == ["hexagon-v73"]
-    assert "system-qnn-on-loader-path" in {f["id"] for f in report["findings"]}
+    finding = next(f for f in report["findings"] if f["id"] == "system-qnn-on-loader-path")
+    # A system SDK is a shadowing risk, never a reason to rule a release out.
+    rec = report["recommendation"]
+    assert rec["status"] == "ok" and rec["version"] == "2.7.0", rec
+    assert not any(
+        r["axis"] == "bundled-qnn-newer-than-system" for v in rec["ruled_out"] for r in v["reasons"]
+    )
+    assert any("shadowing" in note for note in rec["notes"])
+    # The fix is a real sh command: run it and see the SDK folder gone, the rest kept.
+    (command,) = finding["fix"]["commands"]
+    other = tmp_path / "other lib"
+    done = subprocess.run(
+        ["sh", "-c", f'{command}; printf %s "$LD_LIBRARY_PATH"'],
+        env={"PATH": os.environ["PATH"], "LD_LIBRARY_PATH": f"{other}:{lib}:/usr/lib"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout == f"{other}:/usr/lib"
 
 
 def test_local_folder_shadows_onnxruntime(

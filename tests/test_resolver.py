@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import CliResult
+from packaging.version import Version
 
 from qnndoctor.matrixdata import load
 from qnndoctor.releases import parse
@@ -69,32 +70,41 @@ ARM = "cp312-cp312-win_arm64"
 X64 = "cp312-cp312-win_amd64"
 
 
+_RELEASES = (
+    (
+        "1.24.1",
+        [_file("1.24.1", ARM, "win_arm64", stubs=[68, 73, 75, 79, 81], qnn={"version": "2.42.0"})],
+    ),
+    ("1.23.2", [_file("1.23.2", ARM, "win_arm64", stubs=[68, 73], qnn={"version": "2.37.1"})]),
+    ("1.22.0", [_file("1.22.0", "cp311-cp311-win_arm64", "win_arm64")]),
+)
+
+
 def test_newest_fitting_release_and_why_newer_ones_are_ruled_out() -> None:
-    matrix = _matrix(
-        (
-            "1.24.1",
-            [
-                _file(
-                    "1.24.1",
-                    ARM,
-                    "win_arm64",
-                    stubs=[68, 73, 75, 79, 81],
-                    qnn={"version": "2.42.0"},
-                )
-            ],
-        ),
-        ("1.23.2", [_file("1.23.2", ARM, "win_arm64", stubs=[68, 73], qnn={"version": "2.37.1"})]),
-        ("1.22.0", [_file("1.22.0", "cp311-cp311-win_arm64", "win_arm64")]),
+    matrix = _matrix(*_RELEASES)
+    sdk = _win_arm64(
+        system_qnn=Version("2.40.0"), system_qnn_source=r"env QNN_SDK_ROOT: C:\\Qualcomm\\2.40"
     )
-    rec = recommend(
-        _win_arm64(system_qnn=__import__("packaging.version").version.Version("2.40.0")), matrix
-    )
-    assert rec.status == "ok" and str(rec.chosen.version) == "1.23.2"  # type: ignore[union-attr]
-    (newer,) = rec.ruled_out
-    assert str(newer.version) == "1.24.1"
-    assert [r.axis for r in newer.reasons] == ["bundled-qnn-newer-than-system"]
-    assert newer.reasons[0].confidence == "field-observation"
-    assert rec.commands == (r'C:\py\python.exe -m pip install "onnxruntime-qnn==1.23.2"',)
+    rec = recommend(_win_arm64(htp_arch=79), matrix)
+    assert rec.status == "ok" and str(rec.chosen.version) == "1.24.1"  # type: ignore[union-attr]
+    assert rec.commands == (r'C:\py\python.exe -m pip install "onnxruntime-qnn==1.24.1"',)
+    no_stub = recommend(_win_arm64(htp_arch=75), matrix)
+    assert str(no_stub.chosen.version) == "1.24.1"  # type: ignore[union-attr]
+    newer_x_elite = recommend(_win_arm64(htp_arch=81), matrix)
+    assert str(newer_x_elite.chosen.version) == "1.24.1"  # type: ignore[union-attr]
+    only_73 = _matrix(*[r for r in _RELEASES if r[0] != "1.24.1"])
+    rec = recommend(_win_arm64(htp_arch=75), only_73)
+    assert rec.status == "nothing-fits"
+    (first, _older) = rec.ruled_out
+    assert str(first.version) == "1.23.2"
+    (reason,) = first.reasons
+    assert reason.axis == "no-stub-for-htp-arch" and reason.confidence == "artifact"
+    assert reason.sources and all(s.startswith("https://") for s in reason.sources)
+    assert "Hexagon v68, v73 only; this chip is Hexagon v75" in reason.detail
+    # A system QNN SDK older than the bundled QNN rules nothing out: it is a note.
+    with_sdk = recommend(sdk, matrix)
+    assert str(with_sdk.chosen.version) == "1.24.1" and not with_sdk.ruled_out  # type: ignore[union-attr]
+    assert any("shadowing" in n and "QNN SDK 2.40.0" in n for n in with_sdk.notes)
 
 
 def test_each_axis() -> None:

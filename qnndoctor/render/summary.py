@@ -129,6 +129,35 @@ def _soc(v: dict[str, Any]) -> list[str]:
         lines.append("socinfo: " + ", ".join(f"{k}={val}" for k, val in socinfo.items() if val))
     if v.get("dsp_device_nodes"):
         lines.append(f"DSP device nodes: {', '.join(v['dsp_device_nodes'])}")
+    for service in v.get("npu_runtime", []) or []:
+        versions = ", ".join(
+            f"{f.get('name')} {f.get('version') or '-'}"
+            for f in service.get("files", []) or []
+            if f.get("exists")
+        )
+        lines.append(
+            f"NPU driver service {service.get('service')}: {versions or 'no runtime DLLs'}"
+        )
+    for gpu in v.get("gpu_drivers", []) or []:
+        opencl = gpu.get("OpenCLDriverName")
+        if isinstance(opencl, list):
+            opencl = ", ".join(opencl)
+        lines.append(
+            f"GPU driver: {gpu.get('DriverDesc')} {gpu.get('DriverVersion')}, "
+            + (f"OpenCL driver {opencl}" if opencl else "no OpenCL driver registered")
+        )
+    blocked = [
+        n.get("path") for n in v.get("fastrpc_access", []) or [] if n.get("accessible") is False
+    ]
+    if blocked:
+        lines.append(f"not accessible to this user: {', '.join(str(b) for b in blocked)}")
+    if (v.get("wsl") or {}).get("wsl"):
+        lines.append("running under WSL (no NPU access)")
+    props = v.get("android_properties") or {}
+    if any(props.values()):
+        lines.append("Android: " + ", ".join(f"{k}={val}" for k, val in props.items() if val))
+    for key, error in (v.get("errors") or {}).items():
+        lines.append(f"could not check {key}: {error}")
     return lines or ["no Qualcomm SoC identity found"]
 
 
@@ -185,7 +214,33 @@ def sections(report: dict[str, Any]) -> list[Section]:
         except Exception as exc:
             lines = [f"(could not summarise: {type(exc).__name__}: {exc})"]
         result.append(Section(key, title, True, tuple(lines)))
+    if report.get("inventory"):
+        result.append(Section("inventory", "QNN EP sources", True, tuple(inventory_lines(report))))
     return result
+
+
+def inventory_lines(report: dict[str, Any]) -> list[str]:
+    """One line per QNN EP source: what it is, and whether it is the one used."""
+    lines = []
+    for item in report.get("inventory") or []:
+        kind = item.get("kind")
+        if kind == "python-package":
+            state = (
+                "loaded by this interpreter"
+                if item.get("loaded_by_this_interpreter")
+                else f"shadowed by {', '.join(item.get('shadowed_by') or []) or 'another copy'}"
+            )
+            qnn = f", QNN {item['qnn_version']}" if item.get("qnn_version") else ""
+            lines.append(f"{item.get('name')} {item.get('version')}{qnn}: {state}")
+        elif kind == "qnn-sdk":
+            via = ", ".join(item.get("on_loader_path") or [])
+            lines.append(
+                f"QNN SDK {item.get('version') or '?'} at {item.get('path')}: "
+                + (f"on {via}, can shadow the bundled QNN" if via else "not on the loader path")
+            )
+        else:
+            lines.append(f"{kind}: {item.get('path')}")
+    return lines
 
 
 def counts(report: dict[str, Any]) -> dict[str, int]:
@@ -217,6 +272,18 @@ def recommendation_lines(report: dict[str, Any]) -> list[str]:
     if not rec:
         return ["not available"]
     status = rec.get("status")
+    emulation = rec.get("emulation") or {}
+    if emulation.get("native_arm64", {}).get("commands"):
+        native = emulation["native_arm64"]
+        lines = [
+            f"emulation: {emulation.get('verdict')}",
+            f"native ARM64 Python {native.get('python')} with onnxruntime-qnn {native.get('version')}:",
+        ]
+        lines += [f"  {c}" for c in rec.get("commands", [])]
+        if emulation.get("this_interpreter_commands"):
+            lines.append("or, in this emulated x64 Python:")
+            lines += [f"  {c}" for c in emulation["this_interpreter_commands"]]
+        return lines
     if status == "ok":
         lines = [
             f"onnxruntime-qnn {rec.get('version')} ({rec.get('era')}, bundled QNN "

@@ -41,7 +41,16 @@ def rule(
 
 
 def all_rules() -> tuple[Rule, ...]:
-    from . import coverage, installs, interpreter, paths, qnn, release, smoke  # noqa: F401 - registers rules
+    from . import (  # noqa: F401 - registers rules
+        coverage,
+        installs,
+        interpreter,
+        paths,
+        platform,
+        qnn,
+        release,
+        smoke,
+    )
 
     return tuple(_RULES)
 

@@ -291,7 +291,8 @@ def files_on_disk(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
 
 def _remove_command(facts: Facts, path: str) -> str:
     if target_is_windows(facts):
-        return f"rmdir /s /q {quote(facts, path)}"
+        # Through cmd, so the same line works in PowerShell (where rmdir is Remove-Item).
+        return f"cmd /c rmdir /s /q {quote(facts, path)}"
     return f"rm -rf {quote(facts, path)}"
 
 

@@ -8,7 +8,8 @@ from typing import Any
 from ..facts import Facts, bundle_libraries, bundles, pe_details
 from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
 from ..libkinds import PROCESS_LOADED
-from ..matrixdata import Matrix, identify_soc
+from ..matrixdata import Matrix
+from ..socs import identify as identify_soc
 from . import rule
 from ._common import (
     label,
@@ -16,6 +17,7 @@ from ._common import (
     pip,
     process_arch,
     qnn_dists,
+    quote,
     reinstall_fix,
     target_is_windows,
 )
@@ -199,9 +201,14 @@ def adsp_library_path(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
             (Evidence("qnn_sdk.adsp_library_path.value", adsp.get("value")),),
             Fix(
                 "Separate the folders with ';'.",
-                (f'export ADSP_LIBRARY_PATH="{fixed}"',)
-                if not target_is_windows(facts)
-                else (f'set "ADSP_LIBRARY_PATH={fixed}"',),
+                (f'export ADSP_LIBRARY_PATH="{fixed}"',),
+            )
+            if not target_is_windows(facts)
+            else Fix(
+                # No one command sets a variable in both PowerShell and cmd.
+                f"Separate the folders with ';': set ADSP_LIBRARY_PATH to {fixed} (System "
+                "Properties > Environment Variables, then a new terminal), or in the app "
+                f"before onnxruntime-qnn loads: os.environ['ADSP_LIBRARY_PATH'] = r'{fixed}'."
             ),
         )
         return
@@ -212,9 +219,19 @@ def adsp_library_path(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
             f"ADSP_LIBRARY_PATH lists folders that do not exist: {', '.join(missing)}.",
             (Evidence("qnn_sdk.adsp_library_path.entries", adsp.get("entries")),),
             Fix(
-                "Point ADSP_LIBRARY_PATH at the folder holding libQnnHtpV<NN>Skel.so, ';'-separated."
+                f"Point ADSP_LIBRARY_PATH at the folder holding {_skel_name(facts, matrix)}, "
+                "';'-separated, or unset it to use the skels bundled with onnxruntime-qnn."
             ),
         )
+
+
+def _skel_name(facts: Facts, matrix: Matrix) -> str:
+    """The HTP skel this chip loads (libQnnHtpV73Skel.so), or words when the
+    chip is not known."""
+    match = identify_soc(facts, matrix)
+    if match is not None and match.soc.htp_arch is not None:
+        return f"libQnnHtpV{match.soc.htp_arch}Skel.so (this chip is Hexagon v{match.soc.htp_arch})"
+    return "the HTP skel for this chip's Hexagon version (libQnnHtpV73Skel.so on a v73 chip)"
 
 
 @rule(needs=("qnn_sdk", "installs"), emits=(SYSTEM_QNN,))
@@ -246,9 +263,35 @@ def system_qnn_on_loader_path(facts: Facts, matrix: Matrix) -> Iterator[Finding]
             Evidence("qnn_sdk.qnn_on_path", entries[:8]),
             Evidence("qnn_sdk.roots[*].version", versions),
         ),
-        Fix(
-            "Remove the SDK's lib folder from PATH / LD_LIBRARY_PATH for the process that runs onnxruntime-qnn."
-        ),
+        _shadowing_fix(facts, entries),
+    )
+
+
+def _shadowing_fix(facts: Facts, entries: list[dict[str, Any]]) -> Fix:
+    """Take the SDK's folders off the loader's search path for this shell.
+
+    On Windows no single command sets a variable in both PowerShell and cmd,
+    so the folders are named instead of a command in one shell's syntax."""
+    folders = list(dict.fromkeys(str(e["path"]) for e in entries))
+    if target_is_windows(facts):
+        return Fix(
+            "Remove these folders from PATH (System Properties > Environment Variables, then "
+            "open a new terminal) for the program that runs onnxruntime-qnn: "
+            + "; ".join(folders)
+            + ". The QNN SDK itself can stay installed."
+        )
+    commands = []
+    for variable in dict.fromkeys(str(e["variable"]) for e in entries):
+        drop = [str(e["path"]) for e in entries if e["variable"] == variable]
+        filters = " ".join(f"-e {quote(facts, folder)}" for folder in drop)
+        commands.append(
+            f'export {variable}="$(printf %s "${variable}" | tr : "\\n" '
+            f'| grep -vxF {filters} | paste -sd: -)"'
+        )
+    return Fix(
+        "Take the SDK's library folders off the search path in the shell that runs "
+        "onnxruntime-qnn (the QNN SDK itself can stay installed):",
+        tuple(commands),
     )
 
 

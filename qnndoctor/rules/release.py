@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from packaging.version import InvalidVersion, Version
 
+from ..compat_rules import confidence_words
 from ..facts import Facts
 from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
 from ..matrixdata import Matrix
@@ -69,7 +70,10 @@ def installed_release(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
             yield make(
                 UNSUITABLE,
                 f"onnxruntime-qnn {version} is installed, but for this interpreter and machine: "
-                + "; ".join(f"{r.detail} ({r.confidence})" for r in verdict.reasons)
+                + "; ".join(
+                    f"{r.detail} ({confidence_words(r.confidence)}; see {', '.join(r.sources)})"
+                    for r in verdict.reasons
+                )
                 + ".",
                 (evidence, Evidence("recommendation.profile", profile.to_json())),
                 fix,

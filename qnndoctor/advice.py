@@ -1,0 +1,149 @@
+"""What the resolver tells a user besides the version: the exact commands
+(for the target's shell and interpreter) and notes about the machine."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from . import shell
+from .compat_rules import LINUX_X86_SIMULATOR, NPU_DRIVER_COMPAT
+
+if TYPE_CHECKING:
+    from .resolver import Profile, Verdict
+
+
+def install_commands(profile: Profile, verdict: Verdict) -> tuple[str, ...]:
+    """Uninstall what conflicts, then install the exact version with the target's pip."""
+    keep = {"onnxruntime-qnn"} | ({"onnxruntime"} if verdict.era == "plugin-2.x" else set())
+    remove = []
+    for name, version, modules in profile.installed:
+        canonical = canonicalize_name(name)
+        wrong_era = canonical == "onnxruntime-qnn" and (version.split(".")[0] == "1") != (
+            verdict.era == "monolithic-1.x"
+        )
+        if (
+            ("onnxruntime" in modules and canonical not in keep) or wrong_era
+        ) and name not in remove:
+            remove.append(name)
+    installed_already = any(
+        canonicalize_name(name) == "onnxruntime-qnn" and version == str(verdict.version)
+        for name, version, _modules in profile.installed
+    )
+    if installed_already and not remove and _companion_satisfied(profile, verdict):
+        return ()  # nothing to do; the report says it is already installed
+    calls: list[tuple[str, ...]] = []
+    if remove:
+        calls.append(("uninstall", "-y", *remove))
+    install = [f"onnxruntime-qnn=={verdict.version}"]
+    if verdict.companion_pin:
+        install.append(verdict.companion_pin)
+    calls.append(("install", *install))
+    return pip_commands(profile, calls)
+
+
+def _companion_satisfied(profile: Profile, verdict: Verdict) -> bool:
+    """No companion pin, or the installed onnxruntime already meets it."""
+    if not verdict.companion_pin:
+        return True
+    try:
+        pin = Requirement(verdict.companion_pin)
+    except InvalidRequirement:
+        return False
+    return any(
+        canonicalize_name(name) == canonicalize_name(pin.name)
+        and pin.specifier.contains(version, prereleases=True)
+        for name, version, _modules in profile.installed
+    )
+
+
+def pip_commands(profile: Profile, calls: list[tuple[str, ...]]) -> tuple[str, ...]:
+    """pip run by the target's interpreter, typed the same in PowerShell and
+    cmd on Windows: PowerShell cannot start a quoted path without ``&``,
+    which cmd rejects, so a path that needs quotes is entered with ``pushd``
+    (both shells) and run as ``.\\python.exe``."""
+    if profile.launcher:
+        return tuple(
+            " ".join(shell.quote(a, profile.windows) for a in (*profile.launcher, "-m", "pip", *c))
+            for c in calls
+        )
+    exe = profile.python_exe
+    if profile.windows and shell.quote(exe, True) != exe:
+        folder, _sep, name = exe.rpartition("\\")
+        if folder:
+            local = ".\\" + name
+            return (
+                f'pushd "{folder}"',
+                *(shell.pip_command(local, True, *c) for c in calls),
+                "popd",
+            )
+    return tuple(shell.pip_command(exe, profile.windows, *c) for c in calls)
+
+
+def native_arm64_launcher(python: tuple[int, int]) -> tuple[str, ...]:
+    """The Python launcher's way to start native ARM64 CPython X.Y: the same
+    words in PowerShell and cmd."""
+    return ("py", f"-V:{python[0]}.{python[1]}-arm64")
+
+
+def situation_notes(profile: Profile, chosen: Verdict | None) -> tuple[str, ...]:
+    """What the user should know about this machine, whatever is installed:
+    a system QNN SDK (a shadowing risk, never a reason to rule out), the
+    Linux x86-64 simulator."""
+    notes: list[str] = []
+    if profile.system_qnn_source:
+        bundled = chosen.file.qnn_version if chosen and chosen.file else None
+        sdk = f"QNN SDK {profile.system_qnn}" if profile.system_qnn else "A QNN SDK"
+        notes.append(
+            f"{sdk} is installed ({profile.system_qnn_source}). It does not limit which "
+            "onnxruntime-qnn you can use: onnxruntime-qnn loads the QNN libraries it ships"
+            + (f" (QNN {bundled})" if bundled else "")
+            + ", and the Windows NPU driver is documented as compatible with older and newer "
+            f"QNN versions ({NPU_DRIVER_COMPAT}). The risk is shadowing: if that SDK's library "
+            "folder is on "
+            + ("PATH" if profile.windows else "LD_LIBRARY_PATH")
+            + ", the loader can take the SDK's QNN libraries instead of the bundled ones "
+            "(a version mix: 'Unable to find a valid interface' or a crash). Keep it off "
+            "that variable for the process that runs onnxruntime-qnn; `qnndoctor check` "
+            "tells whether it is on it and gives the exact command."
+        )
+    if profile.os == "linux" and profile.arch == "x86_64":
+        notes.append(
+            "On Linux x86-64 there is no NPU: onnxruntime-qnn 2.3.0 and newer run the HTP "
+            "backend in a simulator there (real sessions and context-binary compilation, "
+            f"for preparing models; no NPU speed) ({LINUX_X86_SIMULATOR})."
+        )
+    driver_note = _npu_driver_note(profile)
+    if driver_note:
+        notes.append(driver_note)
+    return tuple(notes)
+
+
+# The only published NPU driver minimum seen for a QNN execution provider is
+# Windows ML's (for its own QNN EP, not the onnxruntime-qnn wheels): a note,
+# never a rule.
+WINML_QNN_MIN_DRIVER = "30.0.140.0"
+WINML_QNN_EPS = (
+    "https://learn.microsoft.com/windows/ai/new-windows-ml/supported-execution-providers"
+)
+
+
+def _npu_driver_note(profile: Profile) -> str | None:
+    if not profile.npu_driver or not profile.windows:
+        return None
+    match = re.search(r"(\d+(?:\.\d+){1,3})\s*$", profile.npu_driver)
+    if match is None:
+        return f"NPU driver {profile.npu_driver!r}: not a version number qnndoctor can compare"
+    found = tuple(int(p) for p in match.group(1).split("."))
+    minimum = tuple(int(p) for p in WINML_QNN_MIN_DRIVER.split("."))
+    if found >= minimum:
+        return None
+    return (
+        f"NPU driver {match.group(1)} ({profile.npu_driver_source}) is older than "
+        f"{WINML_QNN_MIN_DRIVER}, the minimum Windows ML lists for its QNN execution provider "
+        f"({WINML_QNN_EPS}). onnxruntime-qnn documents no minimum, so this rules nothing out; "
+        "if sessions fail to create the device, update the NPU driver first."
+    )

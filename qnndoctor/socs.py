@@ -1,0 +1,115 @@
+"""Finding a SoC in the table by any name a person or a tool uses for it:
+marketing name ("Snapdragon X Elite", "8 Gen 3"), part number ("SC8380XP",
+"X1E-78-100"), the Windows processor name, ``soc_model=60`` (QNN's
+numbering) or ``soc_id=555`` (Linux ``/sys/devices/soc0/soc_id``: another
+numbering space, never mixed up with soc_model)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .facts import Facts
+from .matrixdata import Matrix, Soc, SocMatch, identify_soc
+
+_NOISE = re.compile(r"\((?:r|tm)\)|®|™|qualcomm|snapdragon|processor|compute platform", re.I)
+
+
+class SocLookupError(ValueError):
+    """The name matches no SoC, or SoCs of different Hexagon versions."""
+
+
+def normalize(name: str) -> str:
+    """'Snapdragon(R) X Elite - X1E78100' and 'x1e-78-100' compare on letters and digits."""
+    return re.sub(r"[^a-z0-9+]", "", _NOISE.sub(" ", name.lower()))
+
+
+def _numbered(text: str) -> tuple[str, int] | None:
+    match = re.fullmatch(r"\s*(soc[_-]?model|soc[_-]?id)\s*[=:]\s*(\d+)\s*", text, re.I)
+    if match is None:
+        return None
+    kind = "soc_model" if "model" in match.group(1).lower() else "soc_id"
+    return kind, int(match.group(2))
+
+
+def find_socs(text: str, socs: Sequence[Soc]) -> tuple[Soc, ...]:
+    """Every SoC the text names exactly (no substring guesses: "8 Elite" is
+    not "8 Elite Gen 5")."""
+    numbered = _numbered(text)
+    if numbered is not None:
+        kind, number = numbered
+        if kind == "soc_model":
+            return tuple(s for s in socs if s.qnn_soc_model == number)
+        return tuple(s for s in socs if number in s.linux_soc_ids)
+    wanted = normalize(text)
+    if not wanted:
+        return ()
+    found = []
+    for soc in socs:
+        names = (soc.part, *soc.aliases, *soc.marketing_names, *soc.windows_patterns)
+        if wanted in {normalize(n) for n in names if n}:
+            found.append(soc)
+    if not found:
+        # A Windows processor name with a SKU inside ("Snapdragon(R) X Elite - X1E78100 - Qualcomm(R) Oryon(TM) CPU").
+        for soc in socs:
+            skus = [p for p in (soc.part, *soc.aliases, *soc.windows_patterns) if " " not in p]
+            if any(len(normalize(s)) >= 6 and normalize(s) in wanted for s in skus):
+                found.append(soc)
+    return tuple(found)
+
+
+def find_soc(text: str, socs: Sequence[Soc]) -> Soc:
+    """The one SoC (or SoC family of one Hexagon version) the text names."""
+    if re.fullmatch(r"\s*\d+\s*", text):
+        raise SocLookupError(
+            f"{text.strip()!r} is a bare number: write soc_model={text.strip()} (QNN's SoC "
+            f"model id) or soc_id={text.strip()} (Linux /sys/devices/soc0/soc_id); they are "
+            "different numbering spaces"
+        )
+    found = find_socs(text, socs)
+    if not found:
+        known = sorted({n for s in socs for n in (*s.marketing_names, s.part)})
+        raise SocLookupError(
+            f"no SoC in the table is called {text!r}; known names include: {', '.join(known)}"
+        )
+    arches = {s.htp_arch for s in found}
+    if len(arches) > 1:
+        raise SocLookupError(
+            f"{text!r} names SoCs of different Hexagon versions: "
+            + ", ".join(f"{s.part} (v{s.htp_arch})" for s in found)
+            + "; give the part number"
+        )
+    return found[0]
+
+
+def identify(facts: Facts, matrix: Matrix) -> SocMatch | None:
+    """The SoC the soc probe's facts name: the Windows processor name and
+    Linux socinfo first (``matrixdata.identify_soc``), then the device tree's
+    ``compatible`` (``qcom,x1e80100``) and Android's ``ro.soc.model``."""
+    match = identify_soc(facts, matrix)
+    if match is not None:
+        return match
+    socinfo = facts.value("soc", "socinfo") or {}
+    compatible = socinfo.get("device_tree_compatible") if isinstance(socinfo, dict) else None
+    if isinstance(compatible, str):
+        for token in compatible.split(","):
+            token = token.strip()
+            if token and token != "qcom":
+                found = find_socs(token, matrix.socs)
+                if found:
+                    return SocMatch(
+                        found[0],
+                        f"device tree compatible {token!r}",
+                        "soc.socinfo.device_tree_compatible",
+                        compatible,
+                    )
+    props = facts.value("soc", "android_properties") or {}
+    for prop in ("ro.soc.model", "ro.board.platform"):
+        value = props.get(prop) if isinstance(props, dict) else None
+        if isinstance(value, str) and value.strip():
+            found = find_socs(value, matrix.socs)
+            if found:
+                return SocMatch(
+                    found[0], f"Android {prop} {value}", f"soc.android_properties.{prop}", value
+                )
+    return None

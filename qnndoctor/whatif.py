@@ -1,0 +1,220 @@
+"""What-if mode: ``qnndoctor recommend --platform ... --python-version X.Y``.
+
+Answers for a machine you are not on, without probing anything: a support
+engineer, the docs, an installer that builds for other machines. The
+profile is built from the arguments alone; the resolver is the same one
+``check`` uses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from typing import Any, TextIO
+
+from . import __version__, exitcodes
+from .matrixdata import Matrix
+from .resolver import Profile, recommend
+from .socs import SocLookupError, find_soc
+
+PLATFORMS = {
+    "win_arm64": ("windows", "arm64"),
+    "win_amd64": ("windows", "x86_64"),
+    "linux_aarch64": ("linux", "arm64"),
+    "linux_x86_64": ("linux", "x86_64"),
+}
+
+
+class WhatIfError(ValueError):
+    """The what-if arguments do not describe a machine."""
+
+
+def _python(text: str) -> tuple[tuple[int, int], bool]:
+    match = re.fullmatch(r"(\d)\.(\d{1,2})(t?)", text.strip())
+    if match is None:
+        raise WhatIfError(
+            f"--python-version {text!r}: write it as 3.12 (or 3.13t for free-threaded)"
+        )
+    return (int(match.group(1)), int(match.group(2))), bool(match.group(3))
+
+
+def _htp_arch(text: str) -> int:
+    match = re.fullmatch(r"[vV]?(\d{2})", text.strip())
+    if match is None:
+        raise WhatIfError(f"--htp-arch {text!r}: write it as v73 (the Hexagon version)")
+    return int(match.group(1))
+
+
+def _glibc(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    match = re.fullmatch(r"(\d+)\.(\d+)", text.strip())
+    if match is None:
+        raise WhatIfError(f"--glibc {text!r}: write it as 2.35")
+    return int(match.group(1)), int(match.group(2))
+
+
+def _launcher(
+    os_name: str, arch: str, python: tuple[int, int], free_threaded: bool
+) -> tuple[str, ...]:
+    """How a person starts that Python there: the Windows launcher (same words
+    in PowerShell and cmd) or ``python3.12`` elsewhere."""
+    version = f"{python[0]}.{python[1]}{'t' if free_threaded else ''}"
+    if os_name == "windows":
+        return ("py", f"-V:{version}-arm64" if arch == "arm64" else f"-V:{version}")
+    return (f"python{version}",)
+
+
+def profile_from_args(args: argparse.Namespace, matrix: Matrix) -> Profile:
+    """The target the arguments describe. Raises ``WhatIfError``."""
+    os_name, arch = PLATFORMS[args.platform]
+    python, free_threaded = _python(args.python_version)
+    notes: list[str] = []
+    if args.native_arch == "arm64" and args.platform == "linux_x86_64":
+        raise WhatIfError(
+            "--native-arch arm64 with linux_x86_64: x64 Linux programs do not run on ARM64 "
+            "Linux by default; use --platform linux_aarch64"
+        )
+    native = "arm64" if args.native_arch == "arm64" else arch
+    # x64 Python on a Windows ARM64 machine runs under emulation.
+    emulated = args.platform == "win_amd64" and native == "arm64"
+    htp_arch = htp_source = None
+    if args.soc:
+        try:
+            soc = find_soc(args.soc, matrix.socs)
+        except SocLookupError as exc:
+            raise WhatIfError(f"--soc: {exc}") from exc
+        htp_arch = soc.htp_arch
+        names = ", ".join(soc.marketing_names) or "no marketing name"
+        htp_source = f"--soc {args.soc}: {soc.part} ({names}) in the SoC table"
+    elif args.htp_arch:
+        htp_arch, htp_source = _htp_arch(args.htp_arch), f"--htp-arch {args.htp_arch}"
+    glibc = _glibc(args.glibc)
+    if os_name == "linux" and glibc is None:
+        notes.append(
+            "glibc version not given (--glibc): assumed new enough for every manylinux wheel"
+        )
+    if args.npu_driver and not re.fullmatch(r"\d+(\.\d+){1,3}", args.npu_driver.strip()):
+        raise WhatIfError(f"--npu-driver {args.npu_driver!r}: write it as 30.0.140.1000")
+    if args.npu_driver and os_name != "windows":
+        notes.append(
+            f"NPU driver {args.npu_driver}: only the Windows NPU driver's version is known to "
+            "qnndoctor; it is not used here"
+        )
+    system_qnn = system_source = None
+    if args.qnn_sdk:
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            system_qnn = Version(args.qnn_sdk)
+        except InvalidVersion as exc:
+            raise WhatIfError(f"--qnn-sdk {args.qnn_sdk!r}: not a version") from exc
+        system_source = "--qnn-sdk"
+    return Profile(
+        python=python,
+        free_threaded=free_threaded,
+        os=os_name,
+        arch=arch,
+        native_arch=native,
+        emulated=emulated,
+        glibc=glibc,
+        htp_arch=htp_arch,
+        htp_arch_source=htp_source,
+        system_qnn=system_qnn,
+        system_qnn_source=system_source,
+        python_exe=" ".join(_launcher(os_name, arch, python, free_threaded)),
+        notes=tuple(notes),
+        launcher=_launcher(os_name, arch, python, free_threaded),
+        npu_driver=args.npu_driver,
+        npu_driver_source="--npu-driver" if args.npu_driver else None,
+    )
+
+
+def what_if(
+    platform: str,
+    python_version: str,
+    *,
+    soc: str | None = None,
+    htp_arch: str | None = None,
+    native_arch: str | None = None,
+    npu_driver: str | None = None,
+    glibc: str | None = None,
+    qnn_sdk: str | None = None,
+    allow_prerelease: bool = False,
+    matrix: Matrix | None = None,
+) -> dict[str, Any]:
+    """The recommendation for a machine described by these values (the
+    Python API of ``qnndoctor recommend --platform ...``, for installers).
+    Raises ``WhatIfError`` for values that describe no machine."""
+    from .matrixdata import load
+
+    if platform not in PLATFORMS:
+        raise WhatIfError(f"platform {platform!r}: one of {', '.join(PLATFORMS)}")
+    if soc and htp_arch:
+        raise WhatIfError("give soc or htp_arch, not both")
+    if native_arch not in (None, "arm64"):
+        raise WhatIfError(f"native_arch {native_arch!r}: only 'arm64' (x64 Python on ARM64)")
+    args = argparse.Namespace(
+        platform=platform,
+        python_version=python_version,
+        soc=soc,
+        htp_arch=htp_arch,
+        native_arch=native_arch,
+        npu_driver=npu_driver,
+        glibc=glibc,
+        qnn_sdk=qnn_sdk,
+    )
+    used = matrix if matrix is not None else load()
+    return recommend(
+        profile_from_args(args, used), used.releases, allow_prerelease=allow_prerelease
+    ).to_json()
+
+
+def what_if_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    keys = (
+        "platform",
+        "python_version",
+        "soc",
+        "htp_arch",
+        "native_arch",
+        "npu_driver",
+        "glibc",
+        "qnn_sdk",
+    )
+    return {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
+
+
+def run_what_if(args: argparse.Namespace, matrix: Matrix, out: TextIO, err: TextIO) -> int:
+    from .matrix_cli import _dump, render_recommendation
+
+    if args.python is not None:
+        err.write(
+            "qnndoctor: error: --python probes a real interpreter; what-if mode (--platform) probes nothing\n"
+        )
+        return exitcodes.USAGE
+    if not args.python_version:
+        err.write("qnndoctor: error: --platform needs --python-version X.Y\n")
+        return exitcodes.USAGE
+    try:
+        profile = profile_from_args(args, matrix)
+    except WhatIfError as exc:
+        err.write(f"qnndoctor: error: {exc}\n")
+        return exitcodes.USAGE
+    rec = recommend(profile, matrix.releases, allow_prerelease=args.pre).to_json()
+    rec["matrix"] = matrix.releases_source
+    if args.json:
+        _dump(
+            {
+                "schema_version": 1,
+                "tool": {"name": "qnndoctor", "version": __version__},
+                "target": {"what_if": what_if_arguments(args)},
+                "recommendation": rec,
+            },
+            out,
+        )
+    else:
+        out.write("What-if (nothing probed): ")
+        render_recommendation(rec, out)
+    if rec.get("status") == "ok":
+        return exitcodes.OK
+    return exitcodes.FINDINGS if rec.get("status") == "nothing-fits" else exitcodes.COULD_NOT_CHECK
