@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from _common import add_wheels_argument
+from _common import add_wheels_argument, healthy_wheels, make_venv
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "diagnosis_corpus"
@@ -53,33 +53,12 @@ def _healthy_texts(wheels: Path, live: bool) -> dict[str, str]:
     texts = {p.name: p.read_text("utf-8") for p in sorted((CORPUS / "healthy").glob("*.txt"))}
     if not live:
         return texts
-    needed = [
-        *sorted(wheels.glob("onnxruntime_qnn-2.7.0-*.whl")),
-        *sorted(wheels.glob("onnxruntime-1.31*.whl")),
-        *sorted(wheels.glob("numpy-*.whl")),
-    ]
-    if len(needed) < 3:
+    needed = healthy_wheels(wheels)
+    if needed is None:
         print(f"(no real wheels in {wheels}: live healthy logs skipped; run the tests once)")
         return texts
     with tempfile.TemporaryDirectory() as tmp:
-        venv = Path(tmp) / "venv"
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-        python = str(venv / "bin" / "python")
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "--python",
-                python,
-                "install",
-                "-q",
-                "--no-index",
-                "--no-deps",
-                *map(str, needed),
-            ],
-            check=True,
-        )
+        python = make_venv(Path(tmp), needed)
         from qnndoctor.smoke import MODEL
 
         runs = {

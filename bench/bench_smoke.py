@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from _common import add_wheels_argument, timed
+from _common import add_wheels_argument, healthy_wheels, make_venv, timed
 
 BARE = """
 import numpy as np, onnxruntime as ort, onnxruntime_qnn as q
@@ -39,12 +38,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=9)
     add_wheels_argument(parser)
     args = parser.parse_args()
-    wheels = [
-        *sorted(args.wheels.glob("onnxruntime_qnn-2.7.0-*.whl")),
-        *sorted(args.wheels.glob("onnxruntime-1.31*.whl")),
-        *sorted(args.wheels.glob("numpy-*.whl")),
-    ]
-    if len(wheels) < 3:
+    wheels = healthy_wheels(args.wheels)
+    if wheels is None:
         print(
             f"need onnxruntime, onnxruntime-qnn and numpy wheels in {args.wheels} (run the tests once)"
         )
@@ -53,24 +48,7 @@ def main() -> int:
 
     qnndoctor = str(Path(sys.executable).parent / "qnndoctor")
     with tempfile.TemporaryDirectory() as tmp:
-        venv = Path(tmp) / "venv"
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-        python = str(venv / "bin" / "python")
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "--python",
-                python,
-                "install",
-                "-q",
-                "--no-index",
-                "--no-deps",
-                *map(str, wheels),
-            ],
-            check=True,
-        )
+        python = make_venv(Path(tmp), wheels)
         bare = Path(tmp) / "bare.py"
         bare.write_text(f"MODEL = {str(MODEL)!r}\n" + BARE)
         commands = {
