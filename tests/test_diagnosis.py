@@ -417,3 +417,10 @@ def test_measured_facts_win_and_conflicts_are_named() -> None:
 def test_text_without_any_environment_states_no_facts() -> None:
     assert len(textfacts.from_text("something broke")) == 0
     assert len(textfacts.from_text("")) == 0
+
+
+def test_sys_version_output_names_the_python() -> None:
+    text = "3.12.4 (tags/v3.12.4:8e8a4ba, Jun  6 2024, 19:30:16) [MSC v.1940 64 bit (AMD64)] AMD64"
+    facts = textfacts.from_text(text)
+    assert facts.value("python.version") == "3.12.4"
+    assert facts.value("python.arch") == "x86_64"

@@ -58,7 +58,7 @@ _QAIRT_PATH = re.compile(r"(?:qairt|qnn)[\\/_-]v?(2\.\d+\.\d+)(?:\.\d+)?", re.IG
 _PYTHON_TEMPLATE = re.compile(
     r"^\W*Python(?: version)?\s*[:=]?\s*v?(3\.\d+(?:\.\d+)?)\b", re.IGNORECASE
 )
-_PYTHON_BANNER = re.compile(r"\bPython (3\.\d+\.\d+)\b")
+_PYTHON_BANNER = re.compile(r"\bPython (3\.\d+\.\d+)\b|^\s*(3\.\d+\.\d+)\+? \((?:tags|main|heads|default)[/,]")
 _MSC_ARCH = re.compile(
     r"\[MSC v\.\d+ (?:64|32) bit \((?P<arch>ARM64|AMD64|Intel)\)\]", re.IGNORECASE
 )
@@ -160,7 +160,7 @@ def _templates(line: str) -> Iterator[tuple[str, Any]]:
     if match := _NPY.match(line):
         yield "numpy.version", match[1]
     if match := _PYTHON_BANNER.search(line):
-        yield "python.version", match[1]
+        yield "python.version", match[1] or match[2]
     if _X64_PYTHON.search(line):
         yield "python.arch", "x86_64"
     if match := _MSC_ARCH.search(line):
