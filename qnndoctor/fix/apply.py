@@ -90,6 +90,8 @@ def run_pip(
         raise
     finally:
         reader.join(timeout=5)
+        if process.stdout is not None and not reader.is_alive():
+            process.stdout.close()
     return PipRun(argv, process.returncode, timed_out, "\n".join(lines[-30:]))
 
 

@@ -119,7 +119,7 @@ def _apply(
     result: dict[str, Any],
 ) -> int:
     from . import state
-    from .apply import run_pip
+    from .apply import describe, run_pip
     from .checking import CheckFailed, run_check
     from .proof import compare_reports, failure_text
 
@@ -138,7 +138,7 @@ def _apply(
     failure: str | None = None
     try:
         for number, step in enumerate(plan.steps, 1):
-            _log(err, f"step {number}/{len(plan.steps)}: {step.kind} {' '.join(step.pip_args)}")
+            _log(err, f"step {number}/{len(plan.steps)}: {describe(step, python)}")
             if step.kind == "remove-leftover" and step.path:
                 state.move_leftover(snapshot, step.path)
                 applied.append({"step": number, "ok": True})

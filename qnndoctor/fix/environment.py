@@ -94,7 +94,7 @@ class Inspection:
 def inspect(python: str, names: tuple[str, ...] = (), timeout: float = 300.0) -> Inspection:
     try:
         done = subprocess.run(
-            [python, "-c", _SCRIPT, json.dumps(sorted(names))],
+            [python, "-B", "-c", _SCRIPT, json.dumps(sorted(names))],
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=timeout,

@@ -217,7 +217,7 @@ def build_plan(
         if f.get("severity") in ("error", "warning")
     ]
     version = rec.get("version")
-    sources.insert(0, (f"recommendation: onnxruntime-qnn {version}", rec.get("commands") or []))
+    sources.insert(0, (_recommendation_why(report), rec.get("commands") or []))
     for why, commands in sources:
         for command in commands:
             call = pip_call(command)
@@ -242,6 +242,8 @@ def build_plan(
             f"onnxruntime-qnn {version} requires {companion} (its Requires-Dist in the "
             "release matrix) and the installed onnxruntime does not meet it",
         )
+    for name, (requirement, why) in _sharing_uninstalled(report, uninstall, install).items():
+        reinstall.setdefault(name, (requirement, why))
     if force_install:  # test-only: a plan forced onto versions the resolver did not pick
         install = {
             _requirement_name(r) or r: (r, "forced (test-only option)") for r in force_install
@@ -300,6 +302,40 @@ def build_plan(
         steps = [s if not s.pip_args else _with(s, "--break-system-packages") for s in steps]
         notes.append("--break-system-packages: changing a system-managed interpreter (PEP 668)")
     return Plan(tuple(steps), (), tuple(dict.fromkeys(notes)))
+
+
+def _sharing_uninstalled(
+    report: dict[str, Any], uninstall: dict[str, str], install: dict[str, tuple[str, str]]
+) -> dict[str, tuple[str, str]]:
+    """Distributions that share files with one being uninstalled (the
+    installs facts' ``shared_files``): pip deletes the shared files with the
+    uninstalled one, so the kept one is force-reinstalled at its version."""
+    installs = (report.get("facts", {}).get("installs") or {}).get("values") or {}
+    kept: dict[str, tuple[str, str]] = {}
+    for shared in installs.get("shared_files", []):
+        claims = [str(c).split("@", 1)[0] for c in shared.get("claimed_by", [])]
+        parsed = [(canonicalize_name(c.split("==")[0]), c) for c in claims if "==" in c]
+        removed = [n for n, _c in parsed if n in uninstall]
+        for name, pin in parsed:
+            if removed and name not in uninstall and name not in install and _in_family(name):
+                kept.setdefault(
+                    name,
+                    (pin, f"uninstalling {', '.join(removed)} deletes files it shares with {pin}"),
+                )
+    return kept
+
+
+def _recommendation_why(report: dict[str, Any]) -> str:
+    rec = report.get("recommendation") or {}
+    smoke = report.get("smoke") or {}
+    text = (
+        f"recommendation: onnxruntime-qnn {rec.get('version')} ({rec.get('era')}), the newest "
+        "release that fits this interpreter and machine"
+    )
+    if smoke.get("status") not in (None, "passed", "not_run"):
+        reason = str(smoke.get("reason") or "").splitlines()[0][:200] if smoke.get("reason") else ""
+        text += f"; the smoke session {smoke['status']} now" + (f": {reason}" if reason else "")
+    return text
 
 
 def _with(step: Step, flag: str) -> Step:
