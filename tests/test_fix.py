@@ -305,3 +305,87 @@ def test_healthy_setup_needs_nothing(cli: Cli, pip_venv: Path) -> None:
 def test_usage_errors_exit_2(cli: Cli) -> None:
     assert cli("fix", "--backend", "npu").code == 2
     assert cli("fix", "--step-timeout", "0").code == 2
+
+
+def test_ctrl_c_during_a_step_restores_the_old_state_and_says_so(
+    venv_copy: Callable[[], Path], real_wheels: dict[str, Path], offline_pip: None
+) -> None:
+    """SIGINT to the whole process group (what a terminal's Ctrl-C does) while
+    pip installs: pip and qnndoctor both get it; the old state comes back."""
+    import json
+    import signal
+
+    python = _with_qnn_230(venv_copy(), real_wheels)
+    root = python.parent.parent
+    freeze, files = _freeze(python), _tree(root)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "qnndoctor", "fix", "--python", str(python), "--yes", "--json"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert process.stderr is not None
+    seen: list[str] = []
+    for line in process.stderr:
+        seen.append(line)
+        if line.startswith("  pip | "):  # pip is running step 1
+            os.killpg(process.pid, signal.SIGINT)
+            break
+    out, rest = process.communicate(timeout=600)
+    assert process.returncode == 1, "".join(seen) + rest
+    document = json.loads(out)
+    assert document["outcome"] == "interrupted" and document["state"] == "old"
+    assert document["rollback"]["verified"] is True
+    assert "interrupted; rolled back: the previous state is restored" in document["message"]
+    assert _freeze(python) == freeze
+    assert _tree(root) == files
+
+
+def test_failing_pip_step_rolls_back(
+    cli: Cli, venv_copy: Callable[[], Path], offline_pip: None
+) -> None:
+    """A version pip cannot find (not among the cached wheels): the step fails,
+    nothing is left half-done."""
+    python = venv_copy()
+    root = python.parent.parent
+    files = _tree(root)
+    result = cli(
+        "fix",
+        "--python",
+        str(python),
+        "--yes",
+        "--json",
+        "--x-force-install",
+        "onnxruntime==1.23.0",
+    )
+    assert result.code == 1
+    document = result.json()
+    assert document["outcome"] == "rolled-back"
+    assert document["applied"][0]["ok"] is False
+    assert "step 1 failed: pip exited 1" in document["message"]
+    assert (
+        "No matching distribution found for onnxruntime==1.23.0"
+        in (document["applied"][0]["pip"]["output_tail"])
+    )
+    assert document["rollback"]["verified"] is True
+    assert _tree(root) == files
+
+
+def test_no_wheel_for_this_python_is_refused(
+    cli: Cli, pip_venv: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The resolver's answer for CPython 3.8 on Linux x86-64 (no onnxruntime-qnn
+    wheel), fed through the seam."""
+    from qnndoctor.fix import checking
+    from qnndoctor.whatif import what_if
+
+    report = _report_of(cli, pip_venv)
+    report["recommendation"] = what_if("linux_x86_64", "3.8")
+    monkeypatch.setattr(checking, "run_check", lambda *_a, **_k: report)
+    document = cli("fix", "--python", str(pip_venv), "--yes", "--json").json()
+    assert document["outcome"] == "refused"
+    (reason,) = document["plan"]["refusals"]
+    assert reason.startswith("no onnxruntime-qnn wheel fits this Python (3.8")
+    assert "install CPython 3.12: `python3.12 -m pip install onnxruntime-qnn==2.7.0`" in reason

@@ -124,19 +124,19 @@ def refusals(
         )
     status = rec.get("status")
     if status == "nothing-fits":
-        ruled = "; ".join(
-            f"{v.get('version')}: {v['reasons'][0]['detail']}"
-            for v in rec.get("ruled_out", [])[:3]
-            if v.get("reasons")
+        details = dict.fromkeys(
+            str(v["reasons"][0]["detail"]) for v in rec.get("ruled_out", []) if v.get("reasons")
         )
         profile = rec.get("profile") or {}
+        tags = profile.get("platform_tags") or ["?"]
         alternatives = "; ".join(
-            str(a.get("text") or a.get("summary") or a) for a in rec.get("alternatives", [])[:2]
+            f"{a.get('change')}: " + " ; ".join(f"`{c}`" for c in a.get("commands", []))
+            for a in rec.get("alternatives", [])[:2]
+            if isinstance(a, dict)
         )
         reasons.append(
-            f"no onnxruntime-qnn wheel fits this Python ({profile.get('python')}, "
-            f"{', '.join(profile.get('platform_tags') or [])})"
-            + (f" ({ruled})" if ruled else "")
+            f"no onnxruntime-qnn wheel fits this Python ({profile.get('python')}, {tags[0]}): "
+            + ("; ".join(list(details)[:3]) or "see `qnndoctor recommend`")
             + (f". Instead: {alternatives}" if alternatives else "")
         )
     elif status not in ("ok", None) and not emulation:
@@ -333,7 +333,9 @@ def _recommendation_why(report: dict[str, Any]) -> str:
         "release that fits this interpreter and machine"
     )
     if smoke.get("status") not in (None, "passed", "not_run"):
-        reason = str(smoke.get("reason") or "").splitlines()[0][:200] if smoke.get("reason") else ""
+        lines = str(smoke.get("reason") or "").splitlines()
+        reason = lines[0] if lines else ""
+        reason = reason if len(reason) <= 160 else reason[:159] + "…"
         text += f"; the smoke session {smoke['status']} now" + (f": {reason}" if reason else "")
     return text
 
