@@ -389,3 +389,22 @@ def test_no_wheel_for_this_python_is_refused(
     (reason,) = document["plan"]["refusals"]
     assert reason.startswith("no onnxruntime-qnn wheel fits this Python (3.8")
     assert "install CPython 3.12: `python3.12 -m pip install onnxruntime-qnn==2.7.0`" in reason
+
+
+def test_uninstall_leftover_is_moved_out_and_proven(
+    cli: Cli, venv_copy: Callable[[], Path], offline_pip: None
+) -> None:
+    """A `~nnxruntime` folder (pip's rename during a half-finished uninstall)
+    in a working setup: only that warning's fix is applied, nothing upgraded."""
+    python = venv_copy()
+    leftover = site_packages(python) / "~nnxruntime"
+    shutil.copytree(site_packages(python) / "onnxruntime" / "tools", leftover)
+    freeze = _freeze(python)
+    result = cli("fix", "--python", str(python), "--yes", "--json")
+    assert result.code == 0, result.out + result.err
+    document = result.json()
+    (step,) = document["plan"]["steps"]
+    assert step["kind"] == "remove-leftover" and step["path"] == str(leftover)
+    assert "uninstall-leftover (warning)" in document["proof"]["findings_gone"]
+    assert not leftover.exists()
+    assert _freeze(python) == freeze

@@ -203,8 +203,9 @@ def build_plan(
     reasons = refusals(report, environment, break_system_packages)
     if reasons:
         return Plan((), tuple(reasons))
-    if report_is_healthy(report) and not force_install:
-        return Plan((), healthy=True)
+    # A working setup (smoke passed, no error) is not upgraded: only its
+    # warnings' fixes (leftovers, files that differ from RECORD) are applied.
+    healthy = report_is_healthy(report) and not force_install
     installed = _installed(report)
     rec = report.get("recommendation") or {}
     notes: list[str] = []
@@ -217,7 +218,8 @@ def build_plan(
         if f.get("severity") in ("error", "warning")
     ]
     version = rec.get("version")
-    sources.insert(0, (_recommendation_why(report), rec.get("commands") or []))
+    if not healthy:
+        sources.insert(0, (_recommendation_why(report), rec.get("commands") or []))
     for why, commands in sources:
         for command in commands:
             call = pip_call(command)
@@ -294,6 +296,8 @@ def build_plan(
                 ("install", "--force-reinstall", "--no-deps", requirement),
             )
         )
+    if not steps and healthy:
+        return Plan((), healthy=True)
     if not steps:
         notes.append(
             "the report's problems have no change qnndoctor can make: see `qnndoctor check`"
