@@ -408,3 +408,21 @@ def test_uninstall_leftover_is_moved_out_and_proven(
     assert "uninstall-leftover (warning)" in document["proof"]["findings_gone"]
     assert not leftover.exists()
     assert _freeze(python) == freeze
+
+
+def test_too_old_onnxruntime_for_the_plugin_is_upgraded_and_proven(
+    cli: Cli, venv_copy: Callable[[], Path], real_wheels: dict[str, Path], offline_pip: None
+) -> None:
+    """onnxruntime 1.22.1 under onnxruntime-qnn 2.7.0 (no plugin API): the
+    plugin-companion-mismatch finding's requirement is installed; the smoke
+    diagnosis's broader fix (reinstall both) is not needed and not used."""
+    python = venv_copy()
+    pip_install(python, str(real_wheels["onnxruntime==1.22.1"]))
+    result = cli("fix", "--python", str(python), "--yes", "--json")
+    assert result.code == 0, result.out + result.err
+    document = result.json()
+    (step,) = document["plan"]["steps"]
+    assert step["pip_args"] == ["install", "--no-deps", "onnxruntime>=1.24.2"]
+    assert step["why"].startswith("finding plugin-companion-mismatch")
+    assert document["proof"]["versions_after"]["onnxruntime"] == "1.31.1"
+    assert document["proof"]["smoke_after"]["status"] == "passed"

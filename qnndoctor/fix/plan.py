@@ -212,14 +212,17 @@ def build_plan(
     uninstall: dict[str, str] = {}
     install: dict[str, tuple[str, str]] = {}
     reinstall: dict[str, tuple[str, str]] = {}
-    sources = [
-        (f"finding {f['id']}: {f['title']}", (f.get("fix") or {}).get("commands") or [])
-        for f in report.get("findings", [])
-        if f.get("severity") in ("error", "warning")
-    ]
-    version = rec.get("version")
+    # Priority: the resolver's answer, then the findings read from the facts,
+    # and the smoke session's diagnosis (read from log text) only when those
+    # give nothing to do.
+    findings = [f for f in report.get("findings", []) if f.get("severity") in ("error", "warning")]
+    sources: list[tuple[str, list[str]]] = []
     if not healthy:
-        sources.insert(0, (_recommendation_why(report), rec.get("commands") or []))
+        sources.append((_recommendation_why(report), rec.get("commands") or []))
+    sources += [_finding_source(f) for f in findings if not f["id"].startswith("smoke-")]
+    if not any(pip_call(c) for _why, commands in sources for c in commands):
+        sources += [_finding_source(f) for f in findings if f["id"].startswith("smoke-")]
+    version = rec.get("version")
     for why, commands in sources:
         for command in commands:
             call = pip_call(command)
@@ -231,12 +234,21 @@ def build_plan(
                 if name is None or not _in_family(name):
                     notes.append(f"not applied (outside the onnxruntime family): {command}")
                     continue
+                if name == "onnxruntime-qnn" and verb == "install" and version:
+                    arg = f"onnxruntime-qnn=={version}"  # the resolver's version wins
                 if verb == "uninstall":
                     uninstall.setdefault(name, why)
                 elif verb == "install" and "--force-reinstall" in call:
                     reinstall.setdefault(name, (_pin(arg, installed) if arg == name else arg, why))
                 elif verb == "install":
                     install.setdefault(name, (arg, why))
+    for name in [n for n in uninstall if n in install]:
+        # Uninstall then install of one name: one pip call that replaces it.
+        reinstall.setdefault(name, (install[name][0], uninstall.pop(name)))
+    for name, (requirement, _why) in list(install.items()):
+        if name not in reinstall and _satisfied(requirement, installed):
+            notes.append(f"already installed: {requirement}")
+            del install[name]
     companion = _companion(rec, installed) if "onnxruntime-qnn" in install else None
     if companion and "onnxruntime" not in install:
         install["onnxruntime"] = (
@@ -306,6 +318,20 @@ def build_plan(
         steps = [s if not s.pip_args else _with(s, "--break-system-packages") for s in steps]
         notes.append("--break-system-packages: changing a system-managed interpreter (PEP 668)")
     return Plan(tuple(steps), (), tuple(dict.fromkeys(notes)))
+
+
+def _finding_source(finding: dict[str, Any]) -> tuple[str, list[str]]:
+    commands = (finding.get("fix") or {}).get("commands") or []
+    return f"finding {finding['id']}: {finding['title']}", list(commands)
+
+
+def _satisfied(requirement: str, installed: dict[str, str]) -> bool:
+    try:
+        parsed = Requirement(requirement)
+        have = Version(installed[canonicalize_name(parsed.name)])
+    except (InvalidRequirement, InvalidVersion, KeyError):
+        return False
+    return bool(parsed.specifier) and parsed.specifier.contains(have, prereleases=True)
 
 
 def _sharing_uninstalled(
