@@ -426,3 +426,20 @@ def test_too_old_onnxruntime_for_the_plugin_is_upgraded_and_proven(
     assert step["why"].startswith("finding plugin-companion-mismatch")
     assert document["proof"]["versions_after"]["onnxruntime"] == "1.31.1"
     assert document["proof"]["smoke_after"]["status"] == "passed"
+
+
+def test_pip_step_past_its_time_limit_is_killed_and_rolled_back(
+    cli: Cli, venv_copy: Callable[[], Path], real_wheels: dict[str, Path], offline_pip: None
+) -> None:
+    python = _with_qnn_230(venv_copy(), real_wheels)
+    root = python.parent.parent
+    freeze, files = _freeze(python), _tree(root)
+    # No interpreter starts pip and installs a 200 MB wheel in 10 ms.
+    result = cli("fix", "--python", str(python), "--yes", "--json", "--step-timeout", "0.01")
+    assert result.code == 1
+    document = result.json()
+    assert document["applied"][0]["pip"]["timed_out"] is True
+    assert "step 1 failed: timed out" in document["message"]
+    assert document["rollback"]["verified"] is True
+    assert _freeze(python) == freeze
+    assert _tree(root) == files

@@ -23,13 +23,17 @@ def run_check(
 ) -> dict[str, Any]:
     """Probe ``python`` (a path, an environment folder, ``auto`` or None for
     this interpreter), run the smoke session, diagnose; the report as JSON."""
-    from .. import matrixdata
+    from .. import cli, matrixdata
     from ..collect import CouldNotCheck, run_probes
     from ..facts import ProbeFacts
     from ..report import build
     from ..smoke import not_run, run_smoke
     from ..target import TargetError, resolve
 
+    if smoke and cli._OWNS_PROCESS:  # as `check` does: adopt the smoke session's orphans
+        from ..containment import become_subreaper
+
+        become_subreaper()
     try:
         target = resolve(python)
         facts = run_probes(target, timeout=timeout).facts
