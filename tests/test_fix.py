@@ -85,10 +85,21 @@ def _with_qnn_230(python: Path, real_wheels: dict[str, Path]) -> Path:
     return python
 
 
-def test_handshake_failure_is_fixed_and_proven(
+def test_handshake_failure_dry_run_changes_nothing_then_fixed_and_proven(
     cli: Cli, venv_copy: Callable[[], Path], real_wheels: dict[str, Path], offline_pip: None
 ) -> None:
     python = _with_qnn_230(venv_copy(), real_wheels)
+    root = python.parent.parent
+    freeze, files = _freeze(python), _tree(root)
+    dry = cli("fix", "--python", str(python))  # no --yes, stdin not a terminal
+    assert dry.code == 1
+    assert "dry run: nothing was changed" in dry.out
+    assert "-m pip install --no-deps onnxruntime-qnn==2.7.0" in dry.out
+    assert "why: recommendation: onnxruntime-qnn 2.7.0" in dry.out
+    assert "smoke session failed now" in dry.out
+    assert _freeze(python) == freeze
+    assert _tree(root) == files
+
     result = cli("fix", "--python", str(python), "--yes", "--json")
     assert result.code == 0, result.out + result.err
     document = result.json()
@@ -104,26 +115,10 @@ def test_handshake_failure_is_fixed_and_proven(
     assert proof["smoke_after"]["status"] == "passed"
     assert "smoke-failed (error)" in proof["findings_gone"]
     assert "Successfully installed onnxruntime-qnn-2.7.0" in result.err  # streamed pip output
-    assert not (python.parent.parent / ".qnndoctor-fix").exists()  # backup discarded
+    assert not (root / ".qnndoctor-fix").exists()  # backup discarded
     # An independent check agrees.
     check = cli("check", "--python", str(python), "--json")
     assert check.code == 0 and check.json()["smoke"]["status"] == "passed"
-
-
-def test_dry_run_changes_no_file(
-    cli: Cli, venv_copy: Callable[[], Path], real_wheels: dict[str, Path], offline_pip: None
-) -> None:
-    python = _with_qnn_230(venv_copy(), real_wheels)
-    root = python.parent.parent
-    freeze, files = _freeze(python), _tree(root)
-    result = cli("fix", "--python", str(python))  # no --yes, stdin not a terminal
-    assert result.code == 1
-    assert "dry run: nothing was changed" in result.out
-    assert "-m pip install --no-deps onnxruntime-qnn==2.7.0" in result.out
-    assert "why: recommendation: onnxruntime-qnn 2.7.0" in result.out
-    assert "smoke session failed now" in result.out
-    assert _freeze(python) == freeze
-    assert _tree(root) == files
 
 
 def test_truncated_htp_library_is_reinstalled_and_proven(
@@ -429,17 +424,25 @@ def test_too_old_onnxruntime_for_the_plugin_is_upgraded_and_proven(
 
 
 def test_pip_step_past_its_time_limit_is_killed_and_rolled_back(
-    cli: Cli, venv_copy: Callable[[], Path], real_wheels: dict[str, Path], offline_pip: None
+    cli: Cli, venv_copy: Callable[[], Path], offline_pip: None
 ) -> None:
-    python = _with_qnn_230(venv_copy(), real_wheels)
-    root = python.parent.parent
-    freeze, files = _freeze(python), _tree(root)
+    python = venv_copy()
+    freeze = _freeze(python)
     # No interpreter starts pip and installs a 200 MB wheel in 10 ms.
-    result = cli("fix", "--python", str(python), "--yes", "--json", "--step-timeout", "0.01")
+    result = cli(
+        "fix",
+        "--python",
+        str(python),
+        "--yes",
+        "--json",
+        "--step-timeout",
+        "0.01",
+        "--x-force-install",
+        "onnxruntime-qnn==2.3.0",
+    )
     assert result.code == 1
     document = result.json()
     assert document["applied"][0]["pip"]["timed_out"] is True
     assert "step 1 failed: timed out" in document["message"]
     assert document["rollback"]["verified"] is True
     assert _freeze(python) == freeze
-    assert _tree(root) == files
