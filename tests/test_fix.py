@@ -446,3 +446,12 @@ def test_pip_step_past_its_time_limit_is_killed_and_rolled_back(
     assert "step 1 failed: timed out" in document["message"]
     assert document["rollback"]["verified"] is True
     assert _freeze(python) == freeze
+
+
+def test_missing_interpreter_is_a_clear_error(cli: Cli, tmp_path: Path) -> None:
+    result = cli("fix", "--python", str(tmp_path / "nowhere" / "python"), "--json")
+    assert result.code == 1
+    document = result.json()
+    assert document["outcome"] == "could-not-check"
+    assert document["message"].startswith("could not check:")
+    assert "Traceback" not in result.err

@@ -121,6 +121,7 @@ def _apply(
     from . import state
     from .apply import describe, run_pip
     from .checking import CheckFailed, run_check
+    from .environment import InspectFailed
     from .proof import compare_reports, failure_text
 
     def echo(line: str) -> None:
@@ -131,7 +132,15 @@ def _apply(
         return run_pip(python, pip_args, timeout=args.step_timeout, echo=echo).ok
 
     _log(err, f"recording the current state of {', '.join(plan.touched) or 'the environment'}")
-    snapshot = state.record(python, plan.touched)
+    try:
+        snapshot = state.record(python, plan.touched)
+    except (OSError, InspectFailed) as exc:
+        result.update(
+            outcome="could-not-fix",
+            state="old",
+            message=f"could not record the current state, so nothing was changed: {exc}",
+        )
+        return exitcodes.FINDINGS
     result["snapshot"] = snapshot.to_json()
     applied: list[dict[str, Any]] = []
     result["applied"] = applied
@@ -165,11 +174,14 @@ def _apply(
                 failure = "the proof failed: " + failure_text(after)
     except KeyboardInterrupt:
         failure = "interrupted"
+    except (OSError, InspectFailed) as exc:
+        failure = f"a step could not be applied: {exc}"
     return _roll_back(err, snapshot, pip, failure, result)
 
 
 def _roll_back(err: TextIO, snapshot: Any, pip: Any, failure: str, result: dict[str, Any]) -> int:
     from . import state
+    from .environment import InspectFailed
 
     _log(err, f"{failure}; rolling back to the recorded state")
     try:  # the way back must finish: Ctrl-C is ignored while it runs
@@ -178,6 +190,14 @@ def _roll_back(err: TextIO, snapshot: Any, pip: Any, failure: str, result: dict[
         previous = None
     try:
         verification = state.rollback(snapshot, pip)
+    except (OSError, InspectFailed) as exc:
+        result.update(
+            outcome="rollback-failed",
+            state="unknown",
+            message=f"{failure}; the rollback stopped ({exc}); the recorded files are kept in "
+            f"{snapshot.backup}",
+        )
+        return exitcodes.FINDINGS
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
