@@ -320,6 +320,9 @@ def test_ctrl_c_during_a_step_restores_the_old_state_and_says_so(
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        # A CI shell may start us with SIGINT ignored (background jobs); a
+        # terminal's qnndoctor has the default handler.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert process.stderr is not None
     seen: list[str] = []
