@@ -113,6 +113,7 @@ def test_handshake_failure_dry_run_changes_nothing_then_fixed_and_proven(
     assert proof["versions_after"]["onnxruntime-qnn"] == "2.7.0"
     assert proof["smoke_before"]["status"] == "failed"
     assert proof["smoke_after"]["status"] == "passed"
+    assert proof["smoke_after"]["timings_s"]  # the proving session's own stage timings
     assert "smoke-failed (error)" in proof["findings_gone"]
     assert "Successfully installed onnxruntime-qnn-2.7.0" in result.err  # streamed pip output
     assert not (root / ".qnndoctor-fix").exists()  # backup discarded

@@ -24,7 +24,7 @@ def _smoke(report: dict[str, Any]) -> dict[str, Any]:
         "status": smoke.get("status"),
         "reason": smoke.get("reason"),
         "duration_s": smoke.get("duration_s"),
-        "timings": child.get("timings"),
+        "timings_s": child.get("timings_s"),
         "signatures": list(smoke.get("signatures") or [])[:3],
     }
 

@@ -51,9 +51,7 @@ def text(result: dict[str, Any], out: TextIO) -> None:
             new = proof["versions_after"].get(name, "-")
             write(f"  {name}: {old} -> {new}\n")
         sb, sa = proof["smoke_before"], proof["smoke_after"]
-        write(
-            f"  smoke: {sb['status']} ({sb['duration_s']} s) -> {sa['status']} ({sa['duration_s']} s)\n"
-        )
+        write(f"  smoke: {_smoke(sb)} -> {_smoke(sa)}\n")
         if proof["findings_gone"]:
             write(f"  findings gone: {', '.join(proof['findings_gone'])}\n")
         if proof["findings_new"]:
@@ -67,3 +65,9 @@ def text(result: dict[str, Any], out: TextIO) -> None:
         for line in rollback["freeze_differences"] + rollback["file_differences"]:
             write(f"  {line}\n")
     write(f"\n{result.get('message')}\n")
+
+
+def _smoke(smoke: dict[str, Any]) -> str:
+    stages = smoke.get("timings_s") or {}
+    detail = ", ".join(f"{k} {v} s" for k, v in stages.items())
+    return f"{smoke['status']} ({smoke['duration_s']} s" + (f"; {detail})" if detail else ")")
