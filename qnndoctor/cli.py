@@ -220,6 +220,9 @@ def _parser() -> argparse.ArgumentParser:
     from .model.command import add_parser as add_model_parser
 
     add_model_parser(sub)
+    from .fix.command import add_parser as add_fix_parser
+
+    add_fix_parser(sub)
     return parser
 
 
@@ -428,6 +431,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from .model.command import run_model
 
         return run_model(args, sys.stdout, sys.stderr)
+    if args.command == "fix":
+        from .fix.command import run_fix
+
+        return run_fix(args, sys.stdout, sys.stderr)
     if args.command == "check":
         if args.timeout <= 0 or args.smoke_timeout <= 0:
             err_text = "qnndoctor: error: --timeout and --smoke-timeout must be positive\n"

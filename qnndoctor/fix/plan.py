@@ -1,0 +1,374 @@
+"""The plan: what ``fix`` would change, each step with why.
+
+No second set of rules: the steps are the pip commands the report already
+gives (the recommendation's, and the fixes of its error and warning
+findings), read back into argument lists, merged and ordered; leftovers come
+from the ``uninstall-leftover`` finding's facts. What the plan adds is only
+what running them safely needs: ``--no-deps`` (``fix`` never changes a
+distribution outside the onnxruntime family), exact pins for reinstalls, and
+refusals where a fix is out of reach.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from .environment import TargetEnvironment
+
+# fix changes these distributions and nothing else.
+_FAMILY = re.compile(r"^(onnxruntime|ort-nightly)([-_.].*)?$")
+_LEFTOVER_KINDS = ("pip-temp-rename", "files-without-metadata", "metadata-without-files")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One change. ``pip_args`` follow ``<python> -m pip``; a leftover step
+    moves ``path`` into the backup folder instead."""
+
+    kind: str  # "remove-leftover" | "uninstall" | "install" | "reinstall"
+    why: str
+    touches: tuple[str, ...]
+    pip_args: tuple[str, ...] = ()
+    path: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "why": self.why,
+            "touches": list(self.touches),
+            "pip_args": list(self.pip_args),
+            "path": self.path,
+        }
+
+
+@dataclass(frozen=True)
+class Plan:
+    steps: tuple[Step, ...]
+    refusals: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    healthy: bool = False
+
+    @property
+    def touched(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(n for s in self.steps for n in s.touches))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "steps": [s.to_json() for s in self.steps],
+            "refusals": list(self.refusals),
+            "notes": list(self.notes),
+            "healthy": self.healthy,
+            "touches": list(self.touched),
+        }
+
+
+def pip_call(command: str) -> tuple[str, ...] | None:
+    """The pip arguments of one printed command (``<python> -m pip ...``),
+    or None for anything else (``pushd``, ``rm -rf``, ``winget``)."""
+    try:
+        words = shlex.split(command, posix=True)
+    except ValueError:
+        return None
+    for index in range(len(words) - 1):
+        if words[index] == "-m" and words[index + 1] == "pip":
+            return tuple(words[index + 2 :])
+    return None
+
+
+def report_is_healthy(report: dict[str, Any]) -> bool:
+    smoke = report.get("smoke") or {}
+    errors = [f for f in report.get("findings", []) if f.get("severity") == "error"]
+    return smoke.get("status") == "passed" and not errors
+
+
+def _installed(report: dict[str, Any]) -> dict[str, str]:
+    installs = (report.get("facts", {}).get("installs") or {}).get("values") or {}
+    return {
+        str(d.get("canonical_name")): str(d.get("version"))
+        for d in installs.get("distributions", [])
+        if d.get("canonical_name")
+    }
+
+
+def _in_family(name: str) -> bool:
+    return bool(_FAMILY.match(canonicalize_name(name)))
+
+
+def refusals(
+    report: dict[str, Any], environment: TargetEnvironment, break_system_packages: bool
+) -> list[str]:
+    """Why no fix is attempted here, each reason with what to do instead."""
+    reasons: list[str] = []
+    if report.get("error"):
+        reasons.append(f"the target could not be checked: {report['error'].get('message')}")
+        return reasons
+    rec = report.get("recommendation") or {}
+    emulation = rec.get("emulation")
+    if emulation:
+        native = emulation.get("native_arm64") or {}
+        commands = native.get("commands") or []
+        python = native.get("python") or "3.12"
+        reasons.append(
+            f"{emulation.get('verdict')}. qnndoctor does not fix inside an emulated x64 Python: "
+            f"install native ARM64 CPython {python} and set up onnxruntime-qnn there"
+            + (": " + " ; ".join(f"`{c}`" for c in commands) if commands else "")
+            + f". Then check it with `qnndoctor check --python` and the path that "
+            f'`py -V:{python}-arm64 -c "import sys; print(sys.executable)"` prints.'
+        )
+    status = rec.get("status")
+    if status == "nothing-fits":
+        details = dict.fromkeys(
+            str(v["reasons"][0]["detail"]) for v in rec.get("ruled_out", []) if v.get("reasons")
+        )
+        profile = rec.get("profile") or {}
+        tags = profile.get("platform_tags") or ["?"]
+        alternatives = "; ".join(
+            f"{a.get('change')}: " + " ; ".join(f"`{c}`" for c in a.get("commands", []))
+            for a in rec.get("alternatives", [])[:2]
+            if isinstance(a, dict)
+        )
+        reasons.append(
+            f"no onnxruntime-qnn wheel fits this Python ({profile.get('python')}, {tags[0]}): "
+            + ("; ".join(list(details)[:3]) or "see `qnndoctor recommend`")
+            + (f". Instead: {alternatives}" if alternatives else "")
+        )
+    elif status not in ("ok", None) and not emulation:
+        reasons.append(f"no recommendation to apply ({status}: {rec.get('reason')})")
+    if environment.externally_managed and not break_system_packages:
+        reasons.append(
+            f"this interpreter is managed by the system (PEP 668: {environment.marker}); "
+            "pip refuses to change it, and so does qnndoctor. Create a virtual environment "
+            f"(`{environment.python} -m venv .venv`) and fix that one, or pass "
+            "--break-system-packages if you really mean to change the system's Python"
+        )
+    if not environment.has_pip:
+        reasons.append(
+            f"pip is not available in {environment.python}: install it with "
+            f"`{environment.python} -m ensurepip`, then run fix again"
+        )
+    return reasons
+
+
+def _pin(name: str, installed: dict[str, str]) -> str:
+    version = installed.get(canonicalize_name(name))
+    return f"{name}=={version}" if version else name
+
+
+def _requirement_name(text: str) -> str | None:
+    try:
+        return canonicalize_name(Requirement(text).name)
+    except InvalidRequirement:
+        return None
+
+
+def _companion(rec: dict[str, Any], installed: dict[str, str]) -> str | None:
+    """The onnxruntime the recommended 2.x wheel requires, when the installed
+    one does not meet it (the install runs with --no-deps)."""
+    if rec.get("era") != "plugin-2.x" or not rec.get("file"):
+        return None
+    from .. import matrixdata
+    from ..resolver import companion_requirement
+
+    for release in matrixdata.load_or_empty().releases.releases:
+        for file in release.files:
+            if file.filename == rec["file"]:
+                requirement = companion_requirement(file)
+                if requirement is None:
+                    return None
+                try:
+                    have = Version(installed.get("onnxruntime", ""))
+                except InvalidVersion:
+                    return str(requirement)
+                if requirement.specifier.contains(have, prereleases=True):
+                    return None
+                return str(requirement)
+    return None
+
+
+def build_plan(
+    report: dict[str, Any],
+    environment: TargetEnvironment,
+    *,
+    break_system_packages: bool = False,
+    force_install: tuple[str, ...] = (),
+) -> Plan:
+    """Steps from the report, or the reasons why none are attempted."""
+    reasons = refusals(report, environment, break_system_packages)
+    if reasons:
+        return Plan((), tuple(reasons))
+    # A working setup (smoke passed, no error) is not upgraded: only its
+    # warnings' fixes (leftovers, files that differ from RECORD) are applied.
+    healthy = report_is_healthy(report) and not force_install
+    installed = _installed(report)
+    rec = report.get("recommendation") or {}
+    notes: list[str] = []
+    uninstall: dict[str, str] = {}
+    install: dict[str, tuple[str, str]] = {}
+    reinstall: dict[str, tuple[str, str]] = {}
+    # Priority: the resolver's answer, then the findings read from the facts,
+    # and the smoke session's diagnosis (read from log text) only when those
+    # give nothing to do.
+    findings = [f for f in report.get("findings", []) if f.get("severity") in ("error", "warning")]
+    sources: list[tuple[str, list[str]]] = []
+    if not healthy:
+        sources.append((_recommendation_why(report), rec.get("commands") or []))
+    sources += [_finding_source(f) for f in findings if not f["id"].startswith("smoke-")]
+    if not any(pip_call(c) for _why, commands in sources for c in commands):
+        sources += [_finding_source(f) for f in findings if f["id"].startswith("smoke-")]
+    version = rec.get("version")
+    for why, commands in sources:
+        for command in commands:
+            call = pip_call(command)
+            if not call:
+                continue
+            verb, args = call[0], [a for a in call[1:] if not a.startswith("-")]
+            for arg in args:
+                name = canonicalize_name(arg) if verb == "uninstall" else _requirement_name(arg)
+                if name is None or not _in_family(name):
+                    notes.append(f"not applied (outside the onnxruntime family): {command}")
+                    continue
+                if name == "onnxruntime-qnn" and verb == "install" and version:
+                    arg = f"onnxruntime-qnn=={version}"  # the resolver's version wins
+                if verb == "uninstall":
+                    uninstall.setdefault(name, why)
+                elif verb == "install" and "--force-reinstall" in call:
+                    reinstall.setdefault(name, (_pin(arg, installed) if arg == name else arg, why))
+                elif verb == "install":
+                    install.setdefault(name, (arg, why))
+    for name in [n for n in uninstall if n in install]:
+        # Uninstall then install of one name: one pip call that replaces it.
+        reinstall.setdefault(name, (install[name][0], uninstall.pop(name)))
+    for name, (requirement, _why) in list(install.items()):
+        if name not in reinstall and _satisfied(requirement, installed):
+            notes.append(f"already installed: {requirement}")
+            del install[name]
+    companion = _companion(rec, installed) if "onnxruntime-qnn" in install else None
+    if companion and "onnxruntime" not in install:
+        install["onnxruntime"] = (
+            companion,
+            f"onnxruntime-qnn {version} requires {companion} (its Requires-Dist in the "
+            "release matrix) and the installed onnxruntime does not meet it",
+        )
+    for name, (requirement, why) in _sharing_uninstalled(report, uninstall, install).items():
+        reinstall.setdefault(name, (requirement, why))
+    if force_install:  # test-only: a plan forced onto versions the resolver did not pick
+        install = {
+            _requirement_name(r) or r: (r, "forced (test-only option)") for r in force_install
+        }
+    steps: list[Step] = []
+    installs = (report.get("facts", {}).get("installs") or {}).get("values") or {}
+    if any(f.get("id") == "uninstall-leftover" for f in report.get("findings", [])):
+        for item in installs.get("leftovers", []):
+            if item.get("kind") in _LEFTOVER_KINDS and environment.owns(str(item.get("path"))):
+                steps.append(
+                    Step(
+                        "remove-leftover",
+                        f"finding uninstall-leftover: {item.get('kind')}",
+                        (),
+                        path=str(item["path"]),
+                    )
+                )
+    gone = [n for n in uninstall if n not in install and n not in reinstall]
+    for name in uninstall:
+        if name in installed:
+            steps.append(Step("uninstall", uninstall[name], (name,), ("uninstall", "-y", name)))
+    if install:
+        names = tuple(install)
+        # Reinstall over an install of the same name: --force-reinstall, so a
+        # same-version "already satisfied" still rewrites the files.
+        force = any(n in reinstall for n in names)
+        steps.append(
+            Step(
+                "install",
+                "; ".join(dict.fromkeys(why for _r, why in install.values())),
+                names,
+                (
+                    "install",
+                    "--no-deps",
+                    *(("--force-reinstall",) if force else ()),
+                    *(r for r, _why in install.values()),
+                ),
+            )
+        )
+    for name, (requirement, why) in reinstall.items():
+        if name in install or name in gone:
+            continue
+        steps.append(
+            Step(
+                "reinstall",
+                why,
+                (name,),
+                ("install", "--force-reinstall", "--no-deps", requirement),
+            )
+        )
+    if not steps and healthy:
+        return Plan((), healthy=True)
+    if not steps:
+        notes.append(
+            "the report's problems have no change qnndoctor can make: see `qnndoctor check`"
+        )
+    if environment.externally_managed and break_system_packages:
+        steps = [s if not s.pip_args else _with(s, "--break-system-packages") for s in steps]
+        notes.append("--break-system-packages: changing a system-managed interpreter (PEP 668)")
+    return Plan(tuple(steps), (), tuple(dict.fromkeys(notes)))
+
+
+def _finding_source(finding: dict[str, Any]) -> tuple[str, list[str]]:
+    commands = (finding.get("fix") or {}).get("commands") or []
+    return f"finding {finding['id']}: {finding['title']}", list(commands)
+
+
+def _satisfied(requirement: str, installed: dict[str, str]) -> bool:
+    try:
+        parsed = Requirement(requirement)
+        have = Version(installed[canonicalize_name(parsed.name)])
+    except (InvalidRequirement, InvalidVersion, KeyError):
+        return False
+    return bool(parsed.specifier) and parsed.specifier.contains(have, prereleases=True)
+
+
+def _sharing_uninstalled(
+    report: dict[str, Any], uninstall: dict[str, str], install: dict[str, tuple[str, str]]
+) -> dict[str, tuple[str, str]]:
+    """Distributions that share files with one being uninstalled (the
+    installs facts' ``shared_files``): pip deletes the shared files with the
+    uninstalled one, so the kept one is force-reinstalled at its version."""
+    installs = (report.get("facts", {}).get("installs") or {}).get("values") or {}
+    kept: dict[str, tuple[str, str]] = {}
+    for shared in installs.get("shared_files", []):
+        claims = [str(c).split("@", 1)[0] for c in shared.get("claimed_by", [])]
+        parsed = [(canonicalize_name(c.split("==")[0]), c) for c in claims if "==" in c]
+        removed = [n for n, _c in parsed if n in uninstall]
+        for name, pin in parsed:
+            if removed and name not in uninstall and name not in install and _in_family(name):
+                kept.setdefault(
+                    name,
+                    (pin, f"uninstalling {', '.join(removed)} deletes files it shares with {pin}"),
+                )
+    return kept
+
+
+def _recommendation_why(report: dict[str, Any]) -> str:
+    rec = report.get("recommendation") or {}
+    smoke = report.get("smoke") or {}
+    text = (
+        f"recommendation: onnxruntime-qnn {rec.get('version')} ({rec.get('era')}), the newest "
+        "release that fits this interpreter and machine"
+    )
+    if smoke.get("status") not in (None, "passed", "not_run"):
+        lines = str(smoke.get("reason") or "").splitlines()
+        reason = lines[0] if lines else ""
+        reason = reason if len(reason) <= 160 else reason[:159] + "…"
+        text += f"; the smoke session {smoke['status']} now" + (f": {reason}" if reason else "")
+    return text
+
+
+def _with(step: Step, flag: str) -> Step:
+    return Step(step.kind, step.why, step.touches, (*step.pip_args, flag), step.path)
