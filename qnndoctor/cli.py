@@ -8,17 +8,15 @@ JSON goes to stdout alone; logs and progress go to stderr. Exit codes:
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
 import os
 import sys
-import threading
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from . import REPORT_SCHEMA_VERSION, __version__, exitcodes
+from . import __version__, exitcodes
 
 if TYPE_CHECKING:
+    from .pipeline import CheckOptions
     from .runner import Runner
 
 
@@ -52,6 +50,28 @@ where the facts that rank the candidates come from:
 The output lists every fact used and where it came from."""
 
 
+def _shared_options(parser: argparse.ArgumentParser, target: Any) -> None:
+    """The options ``check`` and ``explain`` share, declared once. ``target``
+    is where --python / --from-report go (explain: a mutually exclusive group)."""
+    target.add_argument(
+        "--python",
+        metavar="PATH|auto",
+        help="interpreter (or environment folder) to probe; 'auto' picks the active "
+        "venv/conda env, else python on PATH",
+    )
+    target.add_argument(
+        "--from-report",
+        metavar="FILE",
+        help="use the facts of a saved `check --json` report (a ticket) instead of probing",
+    )
+    parser.add_argument(
+        "--no-redact",
+        action="store_true",
+        help="keep user name, host name and home paths in JSON/Markdown output",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="qnndoctor",
@@ -60,11 +80,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"qnndoctor {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="probe an interpreter and report findings")
-    check.add_argument(
-        "--python",
-        metavar="PATH|auto",
-        help="interpreter (or environment folder) to diagnose; 'auto' picks the active venv/conda env, else python on PATH",
-    )
+    _shared_options(check, check)
     check.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     check.add_argument(
         "--json", action="store_const", const="json", dest="format", help="same as --format json"
@@ -100,16 +116,6 @@ def _parser() -> argparse.ArgumentParser:
         "--deep", action="store_true", help="hash every key file, however large (slower)"
     )
     check.add_argument(
-        "--no-redact",
-        action="store_true",
-        help="keep user name, host name and home paths in JSON/Markdown output",
-    )
-    check.add_argument(
-        "--from-report",
-        metavar="FILE",
-        help="re-diagnose the facts of a saved JSON report instead of probing",
-    )
-    check.add_argument(
         "--list-findings",
         action="store_true",
         help="print every finding id with its title and exit",
@@ -120,7 +126,6 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="use this releases.json (or matrix folder) instead of the installed matrix",
     )
-    check.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     recommend = sub.add_parser(
         "recommend", help="the onnxruntime-qnn version to install here, and why not a newer one"
     )
@@ -194,18 +199,11 @@ def _parser() -> argparse.ArgumentParser:
         help="the crashed process's exit code (decimal or 0x hex); sharpens, never decides alone",
     )
     facts_from = explain.add_mutually_exclusive_group()
-    facts_from.add_argument(
-        "--from-report", metavar="FILE", help="add the facts of a saved `check --json` of that machine"
-    )
+    _shared_options(explain, facts_from)
     facts_from.add_argument(
         "--here",
         action="store_true",
         help="add the facts of a probe of this machine (`--python auto`): the log was produced here",
-    )
-    facts_from.add_argument(
-        "--python",
-        metavar="PATH|auto",
-        help="like --here, probing this interpreter",
     )
     facts_from.add_argument(
         "--no-facts",
@@ -213,10 +211,6 @@ def _parser() -> argparse.ArgumentParser:
         help="match on the text alone: no facts, not even those the text states",
     )
     explain.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    explain.add_argument(
-        "--no-redact", action="store_true", help="keep user name, host name and home paths in JSON"
-    )
-    explain.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     from .model.command import add_parser as add_model_parser
 
     add_model_parser(sub)
@@ -230,31 +224,6 @@ def _exit_code(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not an exit code: {text!r}") from exc
 
 
-def _could_not_check_document(
-    message: str,
-    target: dict[str, str] | None,
-    kind: str = "could-not-check",
-    redact: bool = True,
-) -> dict[str, Any]:
-    document = {
-        "schema_version": REPORT_SCHEMA_VERSION,
-        "tool": {"name": "qnndoctor", "version": __version__},
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "target": target,
-        "error": {"kind": kind, "message": message},
-        "facts": {},
-        "findings": [],
-        "skipped_checks": [],
-        "smoke": None,
-        "recommendation": None,
-    }
-    if not redact:  # an error message names paths too: redacted like any report
-        return document
-    from .redact import redact_document
-
-    return redact_document(document)
-
-
 def _list_findings(out: TextIO) -> int:
     from .rules import all_finding_kinds
 
@@ -263,137 +232,51 @@ def _list_findings(out: TextIO) -> int:
     return exitcodes.OK
 
 
-def _load_saved(path: str) -> tuple[Any, Any]:
-    """A saved report's target and facts; ``saved.SavedReportError`` if unusable."""
-    from .saved import load_report
+def check_options(args: argparse.Namespace) -> CheckOptions:
+    """The pipeline's options from ``check``'s parsed arguments."""
+    from .pipeline import CheckOptions
 
-    return load_report(path)
-
-
-def _smoke_facts(
-    args: argparse.Namespace, target: Any, facts: Any, runner: Runner | None, log: _Log
-) -> Any:
-    """The smoke session's result as a fact (``--no-smoke``: not run, and why)."""
-    from .facts import ProbeFacts
-    from .smoke import not_run, run_smoke
-
-    if args.no_smoke:
-        result = not_run("skipped with --no-smoke", args.backend)
-    else:
-        if _OWNS_PROCESS:
-            from .containment import become_subreaper
-
-            become_subreaper()
-        log(f"smoke session on the {args.backend} backend (timeout {args.smoke_timeout:g} s)")
-        result = run_smoke(
-            target, facts, backend=args.backend, timeout=args.smoke_timeout, runner=runner
-        )
-        log(f"smoke session: {result.status} in {result.duration_s} s")
-    return ProbeFacts(
-        "smoke",
-        "ok",
-        values=result.to_json(),
-        sources={"status": "qnndoctor smoke child (qnndoctor/smoke/child.py) in the target"},
+    return CheckOptions(
+        python=args.python,
+        smoke=not args.no_smoke,
+        backend=args.backend,
+        smoke_timeout=args.smoke_timeout,
+        timeout=args.timeout,
+        deep=args.deep,
+        matrix=args.matrix,
+        # Text on the terminal is for the user at it; what is saved or pasted is redacted.
+        redact=args.format in ("json", "markdown") and not args.no_redact,
+        from_report=args.from_report,
+        owns_process=_OWNS_PROCESS,
     )
-
-
-def _warm_imports(output_format: str) -> None:
-    """Import what diagnosis and rendering need while the probe program runs
-    in the target: the child's run and our imports overlap."""
-    try:
-        from . import matrixdata, redact, render, report, rules, smoke  # noqa: F401
-
-        rules.all_rules()
-        matrixdata.load_or_empty()
-        render.renderer(output_format)
-        if output_format == "text":
-            import rich.console  # noqa: F401
-    except Exception:
-        pass
 
 
 def run_check(
     args: argparse.Namespace, out: TextIO, err: TextIO, runner: Runner | None = None
 ) -> int:
-    log = _Log(args.verbose, err)
+    """``qnndoctor check``: run the pipeline, then render what it gives back."""
     if args.list_findings:
         return _list_findings(out)
-    warm = threading.Thread(target=_warm_imports, args=(args.format,), daemon=True)
-    from .collect import CouldNotCheck, run_probes
-    from .saved import SavedReportError
-    from .target import TargetError, resolve
+    from .pipeline import run_check as run_pipeline
 
-    started = time.perf_counter()
-    try:
-        if args.from_report:
-            target, facts = _load_saved(args.from_report)
+    outcome = run_pipeline(
+        check_options(args), runner=runner, log=_Log(args.verbose, err), output_format=args.format
+    )
+    error = outcome.error
+    if error is not None:
+        if error.kind == "bad-input":
+            err.write(f"qnndoctor: error: {error.message}\n")
         else:
-            target = resolve(args.python)
-            log(f"target: {target.python} ({target.how_chosen})")
-            probe_run = run_probes(
-                target, runner=runner, timeout=args.timeout, deep=args.deep, on_start=warm.start
-            )
-            facts = probe_run.facts
-            log(f"probes finished in {probe_run.completed.duration_s:.3f} s")
-            facts = facts.with_probe(_smoke_facts(args, target, facts, runner, log))
-    except SavedReportError as exc:
-        # Bad input, not a machine that could not be checked: exit code 2.
-        err.write(f"qnndoctor: error: --from-report: {exc}\n")
-        if args.format == "json":
-            from .render import renderer
-
-            renderer("json")(
-                _could_not_check_document(str(exc), None, "bad-input", not args.no_redact), out
-            )
-        return exitcodes.USAGE
-    except (TargetError, CouldNotCheck, OSError, ValueError) as exc:
-        err.write(f"qnndoctor: could not check: {exc}\n")
-        if isinstance(exc, CouldNotCheck) and exc.completed is not None and args.verbose:
-            err.write(exc.completed.stderr_text()[-4000:] + "\n")
-        if args.format == "json":
-            target_json = (
-                None
-                if args.python is None and args.from_report
-                else {
-                    "python": str(args.python or sys.executable),
-                    "how_chosen": "--python" if args.python else "default",
-                }
-            )
-            from .render import renderer
-
-            renderer("json")(
-                _could_not_check_document(str(exc), target_json, redact=not args.no_redact), out
-            )
-        return exitcodes.COULD_NOT_CHECK
-    if warm.is_alive():
-        warm.join()
-    from . import matrixdata
-    from .findings import Severity
-    from .report import build
-
-    try:
-        matrix = matrixdata.load(None, args.matrix) if args.matrix else matrixdata.load_or_empty()
-    except matrixdata.MatrixError as exc:
-        err.write(f"qnndoctor: --matrix: {exc}\n")
-        return exitcodes.COULD_NOT_CHECK
-    if not matrix.socs:
-        err.write(f"qnndoctor: warning: matrix {matrix.source}\n")
-    for note in matrix.notes:  # which matrix is used, and why (never silent)
-        err.write(f"qnndoctor: warning: matrix: {note}\n")
-    report = build(target, facts, matrix)
-    log(f"diagnosed in {time.perf_counter() - started:.3f} s")
-    document = report.to_json()
-    document["matrix"].update(releases=matrix.releases_source, notes=list(matrix.notes))
-    if args.format in ("json", "markdown") and not args.no_redact:
-        from .redact import redact_document
-
-        document = redact_document(document)
-    else:
-        document["redacted"] = False
+            err.write(f"qnndoctor: could not check: {error.message}\n")
+            if error.detail and args.verbose:
+                err.write(error.detail + "\n")
+    for warning in outcome.warnings:
+        err.write(f"qnndoctor: warning: {warning}\n")
     from .render import renderer
 
-    renderer(args.format)(document, out)
-    return report.exit_code(Severity.parse(args.fail_on))
+    if outcome.report is not None or args.format == "json":
+        renderer(args.format)(outcome.document, out)
+    return outcome.exit_code(args.fail_on)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -429,10 +312,6 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return run_model(args, sys.stdout, sys.stderr)
     if args.command == "check":
-        if args.timeout <= 0 or args.smoke_timeout <= 0:
-            err_text = "qnndoctor: error: --timeout and --smoke-timeout must be positive\n"
-            sys.stderr.write(err_text)
-            return exitcodes.USAGE
         return run_check(args, sys.stdout, sys.stderr)
     return exitcodes.USAGE
 

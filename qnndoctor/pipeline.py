@@ -1,0 +1,277 @@
+"""The check pipeline, once: choose target -> probe -> smoke -> matrix -> rules
+-> resolver -> report -> redaction.
+
+Every front door calls :func:`run_check`: the ``check`` sub-command (which
+only parses arguments and renders), the Python API (``qnndoctor.check`` and
+``qnndoctor.ensure_ready`` in :mod:`qnndoctor.api`), the tests and the
+benchmarks. Nothing here writes to a stream: progress goes to an optional
+``log`` callable and warnings come back as values, so a library caller
+never sees text it did not ask for.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import REPORT_SCHEMA_VERSION, __version__, exitcodes
+
+if TYPE_CHECKING:
+    from .facts import Facts, ProbeFacts
+    from .matrixdata import Matrix
+    from .report import Report
+    from .runner import Runner
+    from .target import Target
+
+Log = Callable[[str], None]
+
+
+def _quiet(_message: str) -> None:
+    """The default log: a library call prints nothing."""
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """What one check does; the defaults are ``qnndoctor check``'s."""
+
+    python: str | None = None  # a path, an environment folder, "auto", or None (this one)
+    smoke: bool = True
+    backend: str = "htp"
+    smoke_timeout: float = 60.0
+    timeout: float = 60.0  # the probe program's time limit
+    deep: bool = False
+    matrix: Path | None = None  # a releases.json or matrix folder instead of the installed one
+    redact: bool = True
+    from_report: str | None = None  # re-diagnose a saved JSON report instead of probing
+    # True only when qnndoctor owns the process (its console command): it may
+    # then adopt the smoke session's orphans (containment.py says why).
+    owns_process: bool = False
+
+    def problems(self) -> list[str]:
+        """Option values no check can run with (a usage error, exit code 2)."""
+        found = []
+        if self.timeout <= 0 or self.smoke_timeout <= 0:
+            found.append("--timeout and --smoke-timeout must be positive")
+        if self.backend not in ("htp", "gpu", "cpu"):
+            found.append(f"backend must be htp, gpu or cpu, not {self.backend!r}")
+        return found
+
+
+@dataclass(frozen=True)
+class CheckError:
+    """Why nothing could be checked: ``kind`` ``bad-input`` (exit code 2) or
+    ``could-not-check`` (exit code 3)."""
+
+    kind: str
+    message: str
+    detail: str = ""  # e.g. the probe program's stderr tail (shown with --verbose)
+
+    @property
+    def exit_code(self) -> int:
+        return exitcodes.USAGE if self.kind == "bad-input" else exitcodes.COULD_NOT_CHECK
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """One run of the pipeline: the report (None when nothing could be
+    checked), its JSON document (redacted when asked), the warnings the user
+    should see (which matrix, and why), and the error if any."""
+
+    document: dict[str, Any]
+    report: Report | None
+    error: CheckError | None = None
+    warnings: tuple[str, ...] = field(default=())
+
+    def exit_code(self, fail_on: str = "error") -> int:
+        """0 healthy, 1 findings at or above ``fail_on``, 2 bad input, 3 could not check."""
+        if self.error is not None or self.report is None:
+            return self.error.exit_code if self.error is not None else exitcodes.COULD_NOT_CHECK
+        from .findings import Severity
+
+        return self.report.exit_code(Severity.parse(fail_on))
+
+
+def envelope() -> dict[str, Any]:
+    """The keys every report document starts with: the one place that names
+    the report's ``schema_version``."""
+    return {
+        "schema_version": REPORT_SCHEMA_VERSION,
+        "tool": {"name": "qnndoctor", "version": __version__},
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def error_document(
+    message: str, target: dict[str, str] | None, kind: str = "could-not-check", redact: bool = True
+) -> dict[str, Any]:
+    """The report of a run that could check nothing (same contract, empty facts)."""
+    document = {
+        **envelope(),
+        "target": target,
+        "error": {"kind": kind, "message": message},
+        "facts": {},
+        "findings": [],
+        "skipped_checks": [],
+        "smoke": None,
+        "recommendation": None,
+    }
+    if not redact:  # an error message names paths too: redacted like any report
+        return document
+    from .redact import redact_document
+
+    return redact_document(document)
+
+
+def smoke_facts(
+    options: CheckOptions, target: Target, facts: Facts, runner: Runner | None, log: Log
+) -> ProbeFacts:
+    """The smoke session's result as a fact (not run, and why, without ``smoke``)."""
+    from .facts import ProbeFacts
+    from .smoke import not_run, run_smoke
+
+    if not options.smoke:
+        result = not_run("skipped with --no-smoke", options.backend)
+    else:
+        if options.owns_process:
+            from .containment import become_subreaper
+
+            become_subreaper()
+        log(f"smoke session on the {options.backend} backend (timeout {options.smoke_timeout:g} s)")
+        result = run_smoke(
+            target, facts, backend=options.backend, timeout=options.smoke_timeout, runner=runner
+        )
+        log(f"smoke session: {result.status} in {result.duration_s} s")
+    return ProbeFacts(
+        "smoke",
+        "ok",
+        values=result.to_json(),
+        sources={"status": "qnndoctor smoke child (qnndoctor/smoke/child.py) in the target"},
+    )
+
+
+def _warm_imports(output_format: str) -> None:
+    """Import what diagnosis and rendering need while the probe program runs
+    in the target: the child's run and our imports overlap."""
+    try:
+        from . import matrixdata, redact, render, report, rules, smoke  # noqa: F401
+
+        rules.all_rules()
+        matrixdata.load_or_empty()
+        render.renderer(output_format)
+        if output_format == "text":
+            import rich.console  # noqa: F401
+    except Exception:  # only a head start: the real imports below report any error
+        pass
+
+
+def load_matrix(path: Path | None) -> Matrix:
+    """The matrix in use: ``path`` if given (``MatrixError`` if unusable), else
+    the user's updated one or the bundled one."""
+    from . import matrixdata
+
+    return matrixdata.load(None, path) if path else matrixdata.load_or_empty()
+
+
+def collect(
+    options: CheckOptions,
+    *,
+    runner: Runner | None = None,
+    log: Log = _quiet,
+    on_start: Callable[[], None] | None = None,
+) -> tuple[Target, Facts]:
+    """Target and facts: a saved report's, or a probe (and smoke session) of
+    the chosen interpreter. Raises what :func:`run_check` turns into errors."""
+    if options.from_report:
+        from .saved import load_report
+
+        return load_report(options.from_report)
+    from .collect import run_probes
+    from .target import resolve
+
+    target = resolve(options.python)
+    log(f"target: {target.python} ({target.how_chosen})")
+    probe_run = run_probes(
+        target, runner=runner, timeout=options.timeout, deep=options.deep, on_start=on_start
+    )
+    log(f"probes finished in {probe_run.completed.duration_s:.3f} s")
+    facts = probe_run.facts.with_probe(smoke_facts(options, target, probe_run.facts, runner, log))
+    return target, facts
+
+
+def _failed_target(options: CheckOptions) -> dict[str, str] | None:
+    if options.python is None and options.from_report:
+        return None
+    import sys
+
+    return {
+        "python": str(options.python or sys.executable),
+        "how_chosen": "--python" if options.python else "default",
+    }
+
+
+def run_check(
+    options: CheckOptions,
+    *,
+    runner: Runner | None = None,
+    log: Log = _quiet,
+    output_format: str = "json",
+) -> CheckOutcome:
+    """The whole check; never raises for a machine it cannot check or a bad
+    ticket (those are :class:`CheckError` values). ``output_format`` only
+    picks which renderer to import early, while the target is probed."""
+    from .collect import CouldNotCheck
+    from .saved import SavedReportError
+    from .target import TargetError
+
+    problems = options.problems()
+    if problems:
+        message = "; ".join(problems)
+        return CheckOutcome(
+            error_document(message, None, "bad-input", options.redact),
+            None,
+            CheckError("bad-input", message),
+        )
+    warm = threading.Thread(target=_warm_imports, args=(output_format,), daemon=True)
+    started = time.perf_counter()
+    try:
+        target, facts = collect(options, runner=runner, log=log, on_start=warm.start)
+    except SavedReportError as exc:  # bad input, not a machine that could not be checked
+        error = CheckError("bad-input", f"--from-report: {exc}")
+        return CheckOutcome(
+            error_document(str(exc), None, "bad-input", options.redact), None, error
+        )
+    except (TargetError, CouldNotCheck, OSError, ValueError) as exc:
+        detail = ""
+        if isinstance(exc, CouldNotCheck) and exc.completed is not None:
+            detail = exc.completed.stderr_text()[-4000:]
+        document = error_document(str(exc), _failed_target(options), redact=options.redact)
+        return CheckOutcome(document, None, CheckError("could-not-check", str(exc), detail))
+    if warm.is_alive():
+        warm.join()
+    from . import matrixdata
+    from .report import build
+
+    try:
+        matrix = load_matrix(options.matrix)
+    except matrixdata.MatrixError as exc:
+        message = f"--matrix: {exc}"
+        document = error_document(message, target.to_json(), redact=options.redact)
+        return CheckOutcome(document, None, CheckError("could-not-check", message))
+    warnings = [] if matrix.socs else [f"matrix {matrix.source}"]
+    warnings += [f"matrix: {note}" for note in matrix.notes]  # which matrix, and why
+    report = build(target, facts, matrix)
+    log(f"diagnosed in {time.perf_counter() - started:.3f} s")
+    document = report.to_json()
+    document["matrix"].update(releases=matrix.releases_source, notes=list(matrix.notes))
+    if options.redact:
+        from .redact import redact_document
+
+        document = redact_document(document)
+    else:
+        document["redacted"] = False
+    return CheckOutcome(document, report, None, tuple(warnings))
