@@ -304,7 +304,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         handler = matrix_cli.run_recommend if args.command == "recommend" else matrix_cli.run_matrix
         return handler(args, sys.stdout, sys.stderr)
     if args.command == "explain":
-        from .explain import run_explain
+        from .explain_cli import run_explain
 
         return run_explain(args, sys.stdout, sys.stderr)
     if args.command == "model":
