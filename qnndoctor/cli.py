@@ -85,6 +85,18 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--json", action="store_const", const="json", dest="format", help="same as --format json"
     )
+    check.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="installer mode: print exactly one verdict line (ok, or the top finding and its fix)"
+        " and nothing else",
+    )
+    check.add_argument(
+        "--output",
+        metavar="FILE",
+        help="also write the JSON report to FILE (atomically; redacted unless --no-redact)",
+    )
     check.add_argument("--no-smoke", action="store_true", help="skip the HTP smoke session")
     check.add_argument(
         "--backend",
@@ -259,9 +271,20 @@ def run_check(
         return _list_findings(out)
     from .pipeline import run_check as run_pipeline
 
-    outcome = run_pipeline(
-        check_options(args), runner=runner, log=_Log(args.verbose, err), output_format=args.format
-    )
+    quiet = bool(getattr(args, "quiet", False))
+    log = _Log(args.verbose and not quiet, err)
+    outcome = run_pipeline(check_options(args), runner=runner, log=log, output_format=args.format)
+    code = outcome.exit_code(args.fail_on)
+    if getattr(args, "output", None):
+        written = _write_output(args, outcome.document)
+        if written is not None:
+            (out if quiet else err).write(f"{'' if quiet else 'qnndoctor: '}error: {written}\n")
+            return exitcodes.USAGE
+    if quiet:
+        from .installer import verdict
+
+        out.write(verdict(outcome.document, code) + "\n")
+        return code
     error = outcome.error
     if error is not None:
         if error.kind == "bad-input":
@@ -276,7 +299,23 @@ def run_check(
 
     if outcome.report is not None or args.format == "json":
         renderer(args.format)(outcome.document, out)
-    return outcome.exit_code(args.fail_on)
+    return code
+
+
+def _write_output(args: argparse.Namespace, document: dict[str, Any]) -> str | None:
+    """``--output FILE``: the JSON report, redacted unless --no-redact (even
+    when the display is unredacted text); the error message if it failed."""
+    from .installer import write_atomically
+
+    if not args.no_redact and not document.get("redacted"):
+        from .redact import redact_document
+
+        document = redact_document(document)
+    try:
+        write_atomically(args.output, document)
+    except OSError as exc:
+        return f"--output: cannot write {args.output}: {exc.strerror or exc}"
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
