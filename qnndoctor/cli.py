@@ -72,6 +72,46 @@ def _shared_options(parser: argparse.ArgumentParser, target: Any) -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
 
 
+def _check_run_options(parser: argparse.ArgumentParser) -> None:
+    """How ``check`` (and ``report``, which runs the same check) probe and judge."""
+    parser.add_argument("--no-smoke", action="store_true", help="skip the HTP smoke session")
+    parser.add_argument(
+        "--backend",
+        choices=("htp", "gpu", "cpu"),
+        default="htp",
+        help="QNN backend for the smoke session (default htp)",
+    )
+    parser.add_argument(
+        "--smoke-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="time limit for the smoke session; its whole process tree is killed after it (default 60)",
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=("error", "warning"),
+        default="error",
+        help="lowest severity that makes the exit code 1 (default: error)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="time limit for the probe program (default 60)",
+    )
+    parser.add_argument(
+        "--deep", action="store_true", help="hash every key file, however large (slower)"
+    )
+    parser.add_argument(
+        "--matrix",
+        type=Path,
+        metavar="FILE",
+        help="use this releases.json (or matrix folder) instead of the installed matrix",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="qnndoctor",
@@ -97,47 +137,20 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="also write the JSON report to FILE (atomically; redacted unless --no-redact)",
     )
-    check.add_argument("--no-smoke", action="store_true", help="skip the HTP smoke session")
-    check.add_argument(
-        "--backend",
-        choices=("htp", "gpu", "cpu"),
-        default="htp",
-        help="QNN backend for the smoke session (default htp)",
-    )
-    check.add_argument(
-        "--smoke-timeout",
-        type=float,
-        default=60.0,
-        metavar="SECONDS",
-        help="time limit for the smoke session; its whole process tree is killed after it (default 60)",
-    )
-    check.add_argument(
-        "--fail-on",
-        choices=("error", "warning"),
-        default="error",
-        help="lowest severity that makes the exit code 1 (default: error)",
-    )
-    check.add_argument(
-        "--timeout",
-        type=float,
-        default=60.0,
-        metavar="SECONDS",
-        help="time limit for the probe program (default 60)",
-    )
-    check.add_argument(
-        "--deep", action="store_true", help="hash every key file, however large (slower)"
-    )
     check.add_argument(
         "--list-findings",
         action="store_true",
         help="print every finding id with its title and exit",
     )
-    check.add_argument(
-        "--matrix",
-        type=Path,
-        metavar="FILE",
-        help="use this releases.json (or matrix folder) instead of the installed matrix",
+    _check_run_options(check)
+    report = sub.add_parser(
+        "report", help="write one redacted ticket file for support (JSON with a Markdown summary)"
     )
+    _shared_options(report, report)
+    report.add_argument(
+        "-o", "--output", required=True, metavar="FILE", help="the ticket file ('-': stdout)"
+    )
+    _check_run_options(report)
     recommend = sub.add_parser(
         "recommend", help="the onnxruntime-qnn version to install here, and why not a newer one"
     )
@@ -257,7 +270,7 @@ def check_options(args: argparse.Namespace) -> CheckOptions:
         deep=args.deep,
         matrix=args.matrix,
         # Text on the terminal is for the user at it; what is saved or pasted is redacted.
-        redact=args.format in ("json", "markdown") and not args.no_redact,
+        redact=getattr(args, "format", "json") in ("json", "markdown") and not args.no_redact,
         from_report=args.from_report,
         owns_process=_OWNS_PROCESS,
     )
@@ -300,6 +313,36 @@ def run_check(
     if outcome.report is not None or args.format == "json":
         renderer(args.format)(outcome.document, out)
     return code
+
+
+def run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``qnndoctor report -o FILE``: one ticket, the report (redacted unless
+    --no-redact) with its Markdown summary inside, for support."""
+    import io
+
+    from .pipeline import run_check as run_pipeline
+    from .render import renderer
+
+    outcome = run_pipeline(check_options(args), log=_Log(args.verbose, err), output_format="json")
+    document = dict(outcome.document)
+    if outcome.report is not None:
+        summary = io.StringIO()
+        renderer("markdown")(document, summary)
+        document["summary_markdown"] = summary.getvalue()
+    elif outcome.error is not None:
+        document["summary_markdown"] = f"qnndoctor could not check: {outcome.error.message}\n"
+    if args.output == "-":
+        renderer("json")(document, out)
+    else:
+        failed = _write_output(args, document)
+        if failed is not None:
+            err.write(f"qnndoctor: error: {failed}\n")
+            return exitcodes.USAGE
+        how = "not redacted" if args.no_redact else "redacted"
+        err.write(f"qnndoctor: ticket written to {args.output} ({how})\n")
+    if outcome.error is not None:
+        err.write(f"qnndoctor: could not check: {outcome.error.message}\n")
+    return outcome.exit_code(args.fail_on)
 
 
 def _write_output(args: argparse.Namespace, document: dict[str, Any]) -> str | None:
@@ -352,6 +395,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return run_model(args, sys.stdout, sys.stderr)
     if args.command == "check":
         return run_check(args, sys.stdout, sys.stderr)
+    if args.command == "report":
+        return run_report(args, sys.stdout, sys.stderr)
     return exitcodes.USAGE
 
 

@@ -183,13 +183,16 @@ def collect(
     runner: Runner | None = None,
     log: Log = _quiet,
     on_start: Callable[[], None] | None = None,
-) -> tuple[Target, Facts]:
-    """Target and facts: a saved report's, or a probe (and smoke session) of
-    the chosen interpreter. Raises what :func:`run_check` turns into errors."""
+) -> tuple[Target, Facts, dict[str, Any] | None]:
+    """Target, facts and the saved report they came from (None for a live
+    probe and smoke session of the chosen interpreter). Raises what
+    :func:`run_check` turns into errors."""
     if options.from_report:
-        from .saved import load_report
+        from .saved import from_document, read_document
 
-        return load_report(options.from_report)
+        saved = read_document(options.from_report)
+        target, facts = from_document(saved, options.from_report)
+        return target, facts, saved
     from .collect import run_probes
     from .target import resolve
 
@@ -200,7 +203,7 @@ def collect(
     )
     log(f"probes finished in {probe_run.completed.duration_s:.3f} s")
     facts = probe_run.facts.with_probe(smoke_facts(options, target, probe_run.facts, runner, log))
-    return target, facts
+    return target, facts, None
 
 
 def _failed_target(options: CheckOptions) -> dict[str, str] | None:
@@ -239,7 +242,7 @@ def run_check(
     warm = threading.Thread(target=_warm_imports, args=(output_format,), daemon=True)
     started = time.perf_counter()
     try:
-        target, facts = collect(options, runner=runner, log=log, on_start=warm.start)
+        target, facts, saved = collect(options, runner=runner, log=log, on_start=warm.start)
     except SavedReportError as exc:  # bad input, not a machine that could not be checked
         error = CheckError("bad-input", f"--from-report: {exc}")
         return CheckOutcome(
@@ -267,7 +270,13 @@ def run_check(
     report = build(target, facts, matrix)
     log(f"diagnosed in {time.perf_counter() - started:.3f} s")
     document = report.to_json()
-    document["matrix"].update(releases=matrix.releases_source, notes=list(matrix.notes))
+    from .tickets import changes, matrix_identity
+
+    document["matrix"].update(
+        releases=matrix.releases_source, notes=list(matrix.notes), **matrix_identity(matrix)
+    )
+    if saved is not None:
+        document["changes_since_report"] = changes(saved, document)
     if options.redact:
         from .redact import redact_document
 

@@ -105,6 +105,7 @@ def test_piped_text_is_not_wrapped_and_has_no_colour(long_path_venv: Path) -> No
         ["recommend"],
         ["recommend", "--platform", "win_arm64", "--python-version", "3.12", "--json"],
         ["matrix", "--json"],
+        ["report", "-o", "-", "--no-smoke"],
         ["model", "MODEL", "--no-run"],
     ],
 )

@@ -59,5 +59,13 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
         console.print()
     for skipped in report.get("skipped_checks", []):
         console.print(f"[yellow]skipped[/] {escape(skipped['rule'])}: {escape(skipped['reason'])}")
+    from ..tickets import change_lines
+
+    changed = change_lines(report)
+    if changed:
+        created = (report.get("changes_since_report") or {}).get("report_created")
+        console.print(f"[bold]Since the saved report ({escape(str(created))})[/]")
+        for line in changed:
+            console.print(f"  {escape(line)}")
     c = counts(report)
     console.print(f"[bold]{c['error']} error(s), {c['warning']} warning(s), {c['info']} info[/]")
