@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .matrixdata import Matrix
     from .report import Report
     from .runner import Runner
+    from .smoke import SmokeResult
     from .target import Target
 
 Log = Callable[[str], None]
@@ -127,31 +128,73 @@ def error_document(
     return redact_document(document)
 
 
-def smoke_facts(
-    options: CheckOptions, target: Target, facts: Facts, runner: Runner | None, log: Log
-) -> ProbeFacts:
-    """The smoke session's result as a fact (not run, and why, without ``smoke``)."""
+def smoke_facts(result: SmokeResult) -> ProbeFacts:
+    """The smoke session's result as a fact (rules read it like a probe's)."""
     from .facts import ProbeFacts
-    from .smoke import not_run, run_smoke
 
-    if not options.smoke:
-        result = not_run("skipped with --no-smoke", options.backend)
-    else:
-        if options.owns_process:
-            from .containment import become_subreaper
-
-            become_subreaper()
-        log(f"smoke session on the {options.backend} backend (timeout {options.smoke_timeout:g} s)")
-        result = run_smoke(
-            target, facts, backend=options.backend, timeout=options.smoke_timeout, runner=runner
-        )
-        log(f"smoke session: {result.status} in {result.duration_s} s")
     return ProbeFacts(
         "smoke",
         "ok",
         values=result.to_json(),
         sources={"status": "qnndoctor smoke child (qnndoctor/smoke/child.py) in the target"},
     )
+
+
+class _Smoke:
+    """The smoke session, started while the probe program still runs (it
+    needs none of the probes' results to start; only whether onnxruntime-qnn
+    is installed decides, afterwards, if its result is used)."""
+
+    def __init__(
+        self, options: CheckOptions, target: Target, runner: Runner | None, log: Log
+    ) -> None:
+        self.options, self.target, self.runner, self.log = options, target, runner, log
+        self.thread: threading.Thread | None = None
+        self.result: SmokeResult | None = None
+        self.failure: BaseException | None = None
+
+    def start(self) -> None:
+        """Called once the probe program runs: the probe child exists before
+        the smoke session's containment notes the children it must spare."""
+        if not self.options.smoke:
+            return
+        options = self.options
+        self.log(
+            f"smoke session on the {options.backend} backend (timeout {options.smoke_timeout:g} s)"
+        )
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        from .facts import Facts
+        from .smoke import run_smoke
+
+        try:  # no facts yet: run_smoke runs it; finish() decides whether it counts
+            self.result = run_smoke(
+                self.target,
+                Facts({}),
+                backend=self.options.backend,
+                timeout=self.options.smoke_timeout,
+                runner=self.runner,
+            )
+        except BaseException as exc:  # re-raised in the caller's thread by finish()
+            self.failure = exc
+
+    def finish(self, facts: Facts | None) -> SmokeResult:
+        """The session's result for these probe facts (waits for the child)."""
+        from .smoke import not_run, reason_not_to_run
+
+        if self.thread is not None:
+            self.thread.join()
+        if self.failure is not None:
+            raise self.failure
+        if not self.options.smoke:
+            return not_run("skipped with --no-smoke", self.options.backend)
+        why_not = reason_not_to_run(facts) if facts is not None else None
+        if why_not or self.result is None:
+            return not_run(why_not or "the smoke session did not run", self.options.backend)
+        self.log(f"smoke session: {self.result.status} in {self.result.duration_s} s")
+        return self.result
 
 
 def _warm_imports(output_format: str) -> None:
@@ -198,11 +241,26 @@ def collect(
 
     target = resolve(options.python)
     log(f"target: {target.python} ({target.how_chosen})")
-    probe_run = run_probes(
-        target, runner=runner, timeout=options.timeout, deep=options.deep, on_start=on_start
-    )
+    if options.smoke and options.owns_process:
+        from .containment import become_subreaper
+
+        become_subreaper()
+    smoke = _Smoke(options, target, runner, log)
+
+    def started() -> None:
+        smoke.start()
+        if on_start is not None:
+            on_start()
+
+    try:
+        probe_run = run_probes(
+            target, runner=runner, timeout=options.timeout, deep=options.deep, on_start=started
+        )
+    except BaseException:
+        smoke.finish(None)  # never leave the session running behind an error
+        raise
     log(f"probes finished in {probe_run.completed.duration_s:.3f} s")
-    facts = probe_run.facts.with_probe(smoke_facts(options, target, probe_run.facts, runner, log))
+    facts = probe_run.facts.with_probe(smoke_facts(smoke.finish(probe_run.facts)))
     return target, facts, None
 
 
