@@ -291,7 +291,10 @@ def run_check(
     if getattr(args, "output", None):
         written = _write_output(args, outcome.document)
         if written is not None:
-            (out if quiet else err).write(f"{'' if quiet else 'qnndoctor: '}error: {written}\n")
+            if quiet:
+                out.write(f"error: {written}\n")
+            else:
+                err.write(f"qnndoctor: error: {written}\n")
             return exitcodes.USAGE
     if quiet:
         from .installer import verdict
