@@ -37,6 +37,18 @@ MARKER_VARIABLE = "QNNDOCTOR_CONTAINMENT"
 _CREATE_TIME_SLACK_S = 1.0
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 _subreaper = False
+# Children the runner started itself and that still run (the probe program
+# and the smoke child run at the same time): never another session's orphans.
+_own_children: set[int] = set()
+
+
+def note_started(pid: int) -> None:
+    """The runner started this child itself (see ``MarkerSweep.adopted``)."""
+    _own_children.add(pid)
+
+
+def note_ended(pid: int) -> None:
+    _own_children.discard(pid)
 
 
 def become_subreaper() -> bool:
@@ -145,6 +157,8 @@ class MarkerSweep:
         for child in psutil.Process().children():
             try:
                 if child.pid in self.existing_children or child.create_time() < since:
+                    continue
+                if child.pid in _own_children:  # another run's child, started by us
                     continue
                 found += [*child.children(recursive=True), child]
             except psutil.Error:

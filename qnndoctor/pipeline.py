@@ -22,6 +22,9 @@ from typing import TYPE_CHECKING, Any
 from . import REPORT_SCHEMA_VERSION, __version__, exitcodes
 
 if TYPE_CHECKING:
+    from collections.abc import MutableMapping
+
+    from .containment import Containment
     from .facts import Facts, ProbeFacts
     from .matrixdata import Matrix
     from .report import Report
@@ -140,6 +143,24 @@ def smoke_facts(result: SmokeResult) -> ProbeFacts:
     )
 
 
+class _Recording:
+    """A containment that also remembers the child's pid, so that a session
+    whose probes failed can be ended at once instead of waited for."""
+
+    def __init__(self, inner: Containment, pids: list[int]) -> None:
+        self.inner, self.pids = inner, pids
+
+    def prepare(self, env: MutableMapping[str, str]) -> None:
+        self.inner.prepare(env)
+
+    def attach(self, pid: int, handle: Any) -> None:
+        self.pids.append(pid)
+        self.inner.attach(pid, handle)
+
+    def sweep(self) -> tuple[int, ...]:
+        return self.inner.sweep()
+
+
 class _Smoke:
     """The smoke session, started while the probe program still runs (it
     needs none of the probes' results to start; only whether onnxruntime-qnn
@@ -152,6 +173,14 @@ class _Smoke:
         self.thread: threading.Thread | None = None
         self.result: SmokeResult | None = None
         self.failure: BaseException | None = None
+        self.pids: list[int] = []
+        if runner is None:  # the real runner: remember the child to be able to end it
+            from .containment import for_this_platform
+            from .runner import SubprocessRunner
+
+            self.runner = SubprocessRunner(
+                containment=lambda: _Recording(for_this_platform(), self.pids)
+            )
 
     def start(self) -> None:
         """Called once the probe program runs: the probe child exists before
@@ -179,6 +208,18 @@ class _Smoke:
             )
         except BaseException as exc:  # re-raised in the caller's thread by finish()
             self.failure = exc
+
+    def cancel(self) -> None:
+        """The probes failed: the session's result cannot count, end it now."""
+        from .runner import kill_tree
+
+        killed: set[int] = set()
+        while self.thread is not None and self.thread.is_alive():
+            for pid in set(self.pids) - killed:  # a child attached late is ended too
+                kill_tree(pid)
+                killed.add(pid)
+            self.thread.join(0.05)
+        self.finish(None)
 
     def finish(self, facts: Facts | None) -> SmokeResult:
         """The session's result for these probe facts (waits for the child)."""
@@ -257,7 +298,7 @@ def collect(
             target, runner=runner, timeout=options.timeout, deep=options.deep, on_start=started
         )
     except BaseException:
-        smoke.finish(None)  # never leave the session running behind an error
+        smoke.cancel()  # never leave the session running behind an error
         raise
     log(f"probes finished in {probe_run.completed.duration_s:.3f} s")
     facts = probe_run.facts.with_probe(smoke_facts(smoke.finish(probe_run.facts)))

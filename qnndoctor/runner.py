@@ -185,8 +185,6 @@ class SubprocessRunner:
         """``on_start`` runs once the child is running: work to overlap with it."""
         args = tuple(argv)
         started = time.monotonic()
-        # Everything after the time limit (kill, sweep, draining) fits in this.
-        hard_end = started + timeout + _GRACE_S
         posix = sys.platform != "win32"
         containment = self.containment()
         child_env = dict(env) if env is not None else dict(os.environ)
@@ -212,6 +210,27 @@ class SubprocessRunner:
                 duration_s=time.monotonic() - started,
                 start_error=f"{type(exc).__name__}: {exc.strerror or exc}",
             )
+        from .containment import note_ended, note_started
+
+        note_started(proc.pid)
+        try:
+            return self._finish(proc, args, containment, started, timeout, on_start)
+        finally:
+            note_ended(proc.pid)
+
+    def _finish(
+        self,
+        proc: subprocess.Popen[bytes],
+        args: tuple[str, ...],
+        containment: Containment,
+        started: float,
+        timeout: float,
+        on_start: Callable[[], object] | None,
+    ) -> Completed:
+        """Wait for the started child, contain what it left, collect its output."""
+        # Everything after the time limit (kill, sweep, draining) fits in this.
+        hard_end = started + timeout + _GRACE_S
+        posix = sys.platform != "win32"
         containment.attach(proc.pid, getattr(proc, "_handle", None))
         assert proc.stdout is not None and proc.stderr is not None
         readers = (
