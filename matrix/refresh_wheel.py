@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import email.parser
 import importlib
 import importlib.util
 import struct
@@ -10,6 +9,8 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
+
+from packaging.metadata import parse_email
 
 from qnndoctor._layout import package_dir
 from qnndoctor.binaries.pe import MACHINES, read_pe_bytes
@@ -231,13 +232,15 @@ def header_machine(head: bytes, probes: Probes) -> tuple[str | None, str | None,
 
 
 def _metadata(data: bytes) -> tuple[str | None, tuple[str, ...]]:
-    message = email.parser.Parser().parsestr(data.decode("utf-8", "replace"), headersonly=True)
-    requires = message.get("Requires-Python")
+    """Requires-Python and Requires-Dist of a wheel's METADATA, read by
+    packaging's own METADATA parser (folded lines, encodings)."""
+    raw, _unparsed = parse_email(data)
+    requires = raw.get("requires_python")
 
     def clean(value: Any) -> str:
         return " ".join(str(value).split())
 
-    dist = tuple(sorted({clean(v) for v in message.get_all("Requires-Dist") or ()}))
+    dist = tuple(sorted({clean(v) for v in raw.get("requires_dist") or ()}))
     return (clean(requires) if requires else None), dist
 
 
