@@ -16,6 +16,7 @@ Usage: python bench/bench_smoke.py [--runs 9] [--wheels DIR]
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import subprocess
 import sys
@@ -85,6 +86,12 @@ def main() -> int:
             "D ensure_ready()": [sys.executable, "-c", GUARD % (python, True)],
             "E ensure_ready(smoke=False)": [sys.executable, "-c", GUARD % (python, False)],
         }
+        # A timing means nothing unless the session really ran and passed.
+        shown = subprocess.run(commands["A check"], capture_output=True, text=True, check=False)
+        status = json.loads(shown.stdout)["smoke"]["status"]
+        if status != "passed":
+            print(f"the smoke session did not pass under check ({status}): no timing")
+            return 1
         times: dict[str, list[float]] = {name: [] for name in commands}
         for argv in commands.values():
             timed(argv)  # warm the page cache

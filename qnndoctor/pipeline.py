@@ -183,8 +183,8 @@ class _Smoke:
             )
 
     def start(self) -> None:
-        """Called once the probe program runs: the probe child exists before
-        the smoke session's containment notes the children it must spare."""
+        """Start the session in a thread (the runner of each child marks it as
+        its own, so neither run's sweep takes the other's child)."""
         if not self.options.smoke:
             return
         options = self.options
@@ -287,15 +287,10 @@ def collect(
 
         become_subreaper()
     smoke = _Smoke(options, target, runner, log)
-
-    def started() -> None:
-        smoke.start()
-        if on_start is not None:
-            on_start()
-
+    smoke.start()  # the longest part: first (each run's sweep spares the other's child)
     try:
         probe_run = run_probes(
-            target, runner=runner, timeout=options.timeout, deep=options.deep, on_start=started
+            target, runner=runner, timeout=options.timeout, deep=options.deep, on_start=on_start
         )
     except BaseException:
         smoke.cancel()  # never leave the session running behind an error

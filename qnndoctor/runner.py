@@ -189,17 +189,23 @@ class SubprocessRunner:
         containment = self.containment()
         child_env = dict(env) if env is not None else dict(os.environ)
         containment.prepare(child_env)
+        from .containment import note_ended, note_started, spawning
+
         try:
-            proc = subprocess.Popen(
-                args,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=child_env,
-                cwd=cwd,
-                start_new_session=posix,
-                creationflags=0 if posix else getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
-            )
+            with spawning:  # started and noted as our own before any sweep lists it
+                proc = subprocess.Popen(
+                    args,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=child_env,
+                    cwd=cwd,
+                    start_new_session=posix,
+                    creationflags=0
+                    if posix
+                    else getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
+                )
+                note_started(proc.pid)
         except OSError as exc:
             containment.sweep()
             return Completed(
@@ -210,9 +216,6 @@ class SubprocessRunner:
                 duration_s=time.monotonic() - started,
                 start_error=f"{type(exc).__name__}: {exc.strerror or exc}",
             )
-        from .containment import note_ended, note_started
-
-        note_started(proc.pid)
         try:
             return self._finish(proc, args, containment, started, timeout, on_start)
         finally:
