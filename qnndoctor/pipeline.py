@@ -162,9 +162,9 @@ class _Recording:
 
 
 class _Smoke:
-    """The smoke session, started while the probe program still runs (it
-    needs none of the probes' results to start; only whether onnxruntime-qnn
-    is installed decides, afterwards, if its result is used)."""
+    """The smoke session, started before the probe program and running beside
+    it (it needs none of the probes' results to start; only whether
+    onnxruntime-qnn is installed decides, afterwards, if its result is used)."""
 
     def __init__(
         self, options: CheckOptions, target: Target, runner: Runner | None, log: Log
@@ -219,7 +219,7 @@ class _Smoke:
                 kill_tree(pid)
                 killed.add(pid)
             self.thread.join(0.05)
-        self.finish(None)
+        # Its result and any failure are dropped: the probes' error is the one to report.
 
     def finish(self, facts: Facts | None) -> SmokeResult:
         """The session's result for these probe facts (waits for the child)."""
