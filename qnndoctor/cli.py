@@ -8,17 +8,15 @@ JSON goes to stdout alone; logs and progress go to stderr. Exit codes:
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
 import os
 import sys
-import threading
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from . import REPORT_SCHEMA_VERSION, __version__, exitcodes
+from . import __version__, exitcodes
 
 if TYPE_CHECKING:
+    from .pipeline import CheckOptions
     from .runner import Runner
 
 
@@ -52,6 +50,68 @@ where the facts that rank the candidates come from:
 The output lists every fact used and where it came from."""
 
 
+def _shared_options(parser: argparse.ArgumentParser, target: Any) -> None:
+    """The options ``check`` and ``explain`` share, declared once. ``target``
+    is where --python / --from-report go (explain: a mutually exclusive group)."""
+    target.add_argument(
+        "--python",
+        metavar="PATH|auto",
+        help="interpreter (or environment folder) to probe; 'auto' picks the active "
+        "venv/conda env, else python on PATH",
+    )
+    target.add_argument(
+        "--from-report",
+        metavar="FILE",
+        help="use the facts of a saved `check --json` report (a ticket) instead of probing",
+    )
+    parser.add_argument(
+        "--no-redact",
+        action="store_true",
+        help="keep user name, host name and home paths in JSON/Markdown output",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+
+
+def _check_run_options(parser: argparse.ArgumentParser) -> None:
+    """How ``check`` (and ``report``, which runs the same check) probe and judge."""
+    parser.add_argument("--no-smoke", action="store_true", help="skip the HTP smoke session")
+    parser.add_argument(
+        "--backend",
+        choices=("htp", "gpu", "cpu"),
+        default="htp",
+        help="QNN backend for the smoke session (default htp)",
+    )
+    parser.add_argument(
+        "--smoke-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="time limit for the smoke session; its whole process tree is killed after it (default 60)",
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=("error", "warning"),
+        default="error",
+        help="lowest severity that makes the exit code 1 (default: error)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="time limit for the probe program (default 60)",
+    )
+    parser.add_argument(
+        "--deep", action="store_true", help="hash every key file, however large (slower)"
+    )
+    parser.add_argument(
+        "--matrix",
+        type=Path,
+        metavar="FILE",
+        help="use this releases.json (or matrix folder) instead of the installed matrix",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="qnndoctor",
@@ -60,67 +120,37 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"qnndoctor {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="probe an interpreter and report findings")
-    check.add_argument(
-        "--python",
-        metavar="PATH|auto",
-        help="interpreter (or environment folder) to diagnose; 'auto' picks the active venv/conda env, else python on PATH",
-    )
+    _shared_options(check, check)
     check.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     check.add_argument(
         "--json", action="store_const", const="json", dest="format", help="same as --format json"
     )
-    check.add_argument("--no-smoke", action="store_true", help="skip the HTP smoke session")
     check.add_argument(
-        "--backend",
-        choices=("htp", "gpu", "cpu"),
-        default="htp",
-        help="QNN backend for the smoke session (default htp)",
-    )
-    check.add_argument(
-        "--smoke-timeout",
-        type=float,
-        default=60.0,
-        metavar="SECONDS",
-        help="time limit for the smoke session; its whole process tree is killed after it (default 60)",
-    )
-    check.add_argument(
-        "--fail-on",
-        choices=("error", "warning"),
-        default="error",
-        help="lowest severity that makes the exit code 1 (default: error)",
-    )
-    check.add_argument(
-        "--timeout",
-        type=float,
-        default=60.0,
-        metavar="SECONDS",
-        help="time limit for the probe program (default 60)",
-    )
-    check.add_argument(
-        "--deep", action="store_true", help="hash every key file, however large (slower)"
-    )
-    check.add_argument(
-        "--no-redact",
+        "-q",
+        "--quiet",
         action="store_true",
-        help="keep user name, host name and home paths in JSON/Markdown output",
+        help="installer mode: print exactly one verdict line (ok, or the top finding and its fix)"
+        " and nothing else",
     )
     check.add_argument(
-        "--from-report",
+        "--output",
         metavar="FILE",
-        help="re-diagnose the facts of a saved JSON report instead of probing",
+        help="also write the JSON report to FILE (atomically; redacted unless --no-redact)",
     )
     check.add_argument(
         "--list-findings",
         action="store_true",
         help="print every finding id with its title and exit",
     )
-    check.add_argument(
-        "--matrix",
-        type=Path,
-        metavar="FILE",
-        help="use this releases.json (or matrix folder) instead of the installed matrix",
+    _check_run_options(check)
+    report = sub.add_parser(
+        "report", help="write one redacted ticket file for support (JSON with a Markdown summary)"
     )
-    check.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    _shared_options(report, report)
+    report.add_argument(
+        "-o", "--output", required=True, metavar="FILE", help="the ticket file ('-': stdout)"
+    )
+    _check_run_options(report)
     recommend = sub.add_parser(
         "recommend", help="the onnxruntime-qnn version to install here, and why not a newer one"
     )
@@ -194,18 +224,11 @@ def _parser() -> argparse.ArgumentParser:
         help="the crashed process's exit code (decimal or 0x hex); sharpens, never decides alone",
     )
     facts_from = explain.add_mutually_exclusive_group()
-    facts_from.add_argument(
-        "--from-report", metavar="FILE", help="add the facts of a saved `check --json` of that machine"
-    )
+    _shared_options(explain, facts_from)
     facts_from.add_argument(
         "--here",
         action="store_true",
         help="add the facts of a probe of this machine (`--python auto`): the log was produced here",
-    )
-    facts_from.add_argument(
-        "--python",
-        metavar="PATH|auto",
-        help="like --here, probing this interpreter",
     )
     facts_from.add_argument(
         "--no-facts",
@@ -213,10 +236,6 @@ def _parser() -> argparse.ArgumentParser:
         help="match on the text alone: no facts, not even those the text states",
     )
     explain.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    explain.add_argument(
-        "--no-redact", action="store_true", help="keep user name, host name and home paths in JSON"
-    )
-    explain.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     from .model.command import add_parser as add_model_parser
 
     add_model_parser(sub)
@@ -233,31 +252,6 @@ def _exit_code(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not an exit code: {text!r}") from exc
 
 
-def _could_not_check_document(
-    message: str,
-    target: dict[str, str] | None,
-    kind: str = "could-not-check",
-    redact: bool = True,
-) -> dict[str, Any]:
-    document = {
-        "schema_version": REPORT_SCHEMA_VERSION,
-        "tool": {"name": "qnndoctor", "version": __version__},
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "target": target,
-        "error": {"kind": kind, "message": message},
-        "facts": {},
-        "findings": [],
-        "skipped_checks": [],
-        "smoke": None,
-        "recommendation": None,
-    }
-    if not redact:  # an error message names paths too: redacted like any report
-        return document
-    from .redact import redact_document
-
-    return redact_document(document)
-
-
 def _list_findings(out: TextIO) -> int:
     from .rules import all_finding_kinds
 
@@ -266,137 +260,111 @@ def _list_findings(out: TextIO) -> int:
     return exitcodes.OK
 
 
-def _load_saved(path: str) -> tuple[Any, Any]:
-    """A saved report's target and facts; ``saved.SavedReportError`` if unusable."""
-    from .saved import load_report
+def check_options(args: argparse.Namespace) -> CheckOptions:
+    """The pipeline's options from ``check``'s parsed arguments."""
+    from .pipeline import CheckOptions
 
-    return load_report(path)
-
-
-def _smoke_facts(
-    args: argparse.Namespace, target: Any, facts: Any, runner: Runner | None, log: _Log
-) -> Any:
-    """The smoke session's result as a fact (``--no-smoke``: not run, and why)."""
-    from .facts import ProbeFacts
-    from .smoke import not_run, run_smoke
-
-    if args.no_smoke:
-        result = not_run("skipped with --no-smoke", args.backend)
-    else:
-        if _OWNS_PROCESS:
-            from .containment import become_subreaper
-
-            become_subreaper()
-        log(f"smoke session on the {args.backend} backend (timeout {args.smoke_timeout:g} s)")
-        result = run_smoke(
-            target, facts, backend=args.backend, timeout=args.smoke_timeout, runner=runner
-        )
-        log(f"smoke session: {result.status} in {result.duration_s} s")
-    return ProbeFacts(
-        "smoke",
-        "ok",
-        values=result.to_json(),
-        sources={"status": "qnndoctor smoke child (qnndoctor/smoke/child.py) in the target"},
+    return CheckOptions(
+        python=args.python,
+        smoke=not args.no_smoke,
+        backend=args.backend,
+        smoke_timeout=args.smoke_timeout,
+        timeout=args.timeout,
+        deep=args.deep,
+        matrix=args.matrix,
+        # Text on the terminal is for the user at it; what is saved or pasted is redacted.
+        redact=getattr(args, "format", "json") in ("json", "markdown") and not args.no_redact,
+        from_report=args.from_report,
+        owns_process=_OWNS_PROCESS,
     )
-
-
-def _warm_imports(output_format: str) -> None:
-    """Import what diagnosis and rendering need while the probe program runs
-    in the target: the child's run and our imports overlap."""
-    try:
-        from . import matrixdata, redact, render, report, rules, smoke  # noqa: F401
-
-        rules.all_rules()
-        matrixdata.load_or_empty()
-        render.renderer(output_format)
-        if output_format == "text":
-            import rich.console  # noqa: F401
-    except Exception:
-        pass
 
 
 def run_check(
     args: argparse.Namespace, out: TextIO, err: TextIO, runner: Runner | None = None
 ) -> int:
-    log = _Log(args.verbose, err)
+    """``qnndoctor check``: run the pipeline, then render what it gives back."""
     if args.list_findings:
         return _list_findings(out)
-    warm = threading.Thread(target=_warm_imports, args=(args.format,), daemon=True)
-    from .collect import CouldNotCheck, run_probes
-    from .saved import SavedReportError
-    from .target import TargetError, resolve
+    from .pipeline import run_check as run_pipeline
 
-    started = time.perf_counter()
-    try:
-        if args.from_report:
-            target, facts = _load_saved(args.from_report)
+    quiet = bool(getattr(args, "quiet", False))
+    log = _Log(args.verbose and not quiet, err)
+    outcome = run_pipeline(check_options(args), runner=runner, log=log, output_format=args.format)
+    code = outcome.exit_code(args.fail_on)
+    if getattr(args, "output", None):
+        written = _write_output(args, outcome.document)
+        if written is not None:
+            if quiet:
+                out.write(f"error: {written}\n")
+            else:
+                err.write(f"qnndoctor: error: {written}\n")
+            return exitcodes.USAGE
+    if quiet:
+        from .installer import verdict
+
+        out.write(verdict(outcome.document, code) + "\n")
+        return code
+    error = outcome.error
+    if error is not None:
+        if error.kind == "bad-input":
+            err.write(f"qnndoctor: error: {error.message}\n")
         else:
-            target = resolve(args.python)
-            log(f"target: {target.python} ({target.how_chosen})")
-            probe_run = run_probes(
-                target, runner=runner, timeout=args.timeout, deep=args.deep, on_start=warm.start
-            )
-            facts = probe_run.facts
-            log(f"probes finished in {probe_run.completed.duration_s:.3f} s")
-            facts = facts.with_probe(_smoke_facts(args, target, facts, runner, log))
-    except SavedReportError as exc:
-        # Bad input, not a machine that could not be checked: exit code 2.
-        err.write(f"qnndoctor: error: --from-report: {exc}\n")
-        if args.format == "json":
-            from .render import renderer
+            err.write(f"qnndoctor: could not check: {error.message}\n")
+            if error.detail and args.verbose:
+                err.write(error.detail + "\n")
+    for warning in outcome.warnings:
+        err.write(f"qnndoctor: warning: {warning}\n")
+    from .render import renderer
 
-            renderer("json")(
-                _could_not_check_document(str(exc), None, "bad-input", not args.no_redact), out
-            )
-        return exitcodes.USAGE
-    except (TargetError, CouldNotCheck, OSError, ValueError) as exc:
-        err.write(f"qnndoctor: could not check: {exc}\n")
-        if isinstance(exc, CouldNotCheck) and exc.completed is not None and args.verbose:
-            err.write(exc.completed.stderr_text()[-4000:] + "\n")
-        if args.format == "json":
-            target_json = (
-                None
-                if args.python is None and args.from_report
-                else {
-                    "python": str(args.python or sys.executable),
-                    "how_chosen": "--python" if args.python else "default",
-                }
-            )
-            from .render import renderer
+    if outcome.report is not None or args.format == "json":
+        renderer(args.format)(outcome.document, out)
+    return code
 
-            renderer("json")(
-                _could_not_check_document(str(exc), target_json, redact=not args.no_redact), out
-            )
-        return exitcodes.COULD_NOT_CHECK
-    if warm.is_alive():
-        warm.join()
-    from . import matrixdata
-    from .findings import Severity
-    from .report import build
 
-    try:
-        matrix = matrixdata.load(None, args.matrix) if args.matrix else matrixdata.load_or_empty()
-    except matrixdata.MatrixError as exc:
-        err.write(f"qnndoctor: --matrix: {exc}\n")
-        return exitcodes.COULD_NOT_CHECK
-    if not matrix.socs:
-        err.write(f"qnndoctor: warning: matrix {matrix.source}\n")
-    for note in matrix.notes:  # which matrix is used, and why (never silent)
-        err.write(f"qnndoctor: warning: matrix: {note}\n")
-    report = build(target, facts, matrix)
-    log(f"diagnosed in {time.perf_counter() - started:.3f} s")
-    document = report.to_json()
-    document["matrix"].update(releases=matrix.releases_source, notes=list(matrix.notes))
-    if args.format in ("json", "markdown") and not args.no_redact:
+def run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``qnndoctor report -o FILE``: one ticket, the report (redacted unless
+    --no-redact) with its Markdown summary inside, for support."""
+    import io
+
+    from .pipeline import run_check as run_pipeline
+    from .render import renderer
+
+    outcome = run_pipeline(check_options(args), log=_Log(args.verbose, err), output_format="json")
+    document = dict(outcome.document)
+    if outcome.report is not None:
+        summary = io.StringIO()
+        renderer("markdown")(document, summary)
+        document["summary_markdown"] = summary.getvalue()
+    elif outcome.error is not None:
+        document["summary_markdown"] = f"qnndoctor could not check: {outcome.error.message}\n"
+    if args.output == "-":
+        renderer("json")(document, out)
+    else:
+        failed = _write_output(args, document)
+        if failed is not None:
+            err.write(f"qnndoctor: error: {failed}\n")
+            return exitcodes.USAGE
+        how = "not redacted" if args.no_redact else "redacted"
+        err.write(f"qnndoctor: ticket written to {args.output} ({how})\n")
+    if outcome.error is not None:
+        err.write(f"qnndoctor: could not check: {outcome.error.message}\n")
+    return outcome.exit_code(args.fail_on)
+
+
+def _write_output(args: argparse.Namespace, document: dict[str, Any]) -> str | None:
+    """``--output FILE``: the JSON report, redacted unless --no-redact (even
+    when the display is unredacted text); the error message if it failed."""
+    from .installer import write_atomically
+
+    if not args.no_redact and not document.get("redacted"):
         from .redact import redact_document
 
         document = redact_document(document)
-    else:
-        document["redacted"] = False
-    from .render import renderer
-
-    renderer(args.format)(document, out)
-    return report.exit_code(Severity.parse(args.fail_on))
+    try:
+        write_atomically(args.output, document)
+    except OSError as exc:
+        return f"--output: cannot write {args.output}: {exc.strerror or exc}"
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -424,7 +392,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         handler = matrix_cli.run_recommend if args.command == "recommend" else matrix_cli.run_matrix
         return handler(args, sys.stdout, sys.stderr)
     if args.command == "explain":
-        from .explain import run_explain
+        from .explain_cli import run_explain
 
         return run_explain(args, sys.stdout, sys.stderr)
     if args.command == "model":
@@ -436,11 +404,9 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return run_fix(args, sys.stdout, sys.stderr)
     if args.command == "check":
-        if args.timeout <= 0 or args.smoke_timeout <= 0:
-            err_text = "qnndoctor: error: --timeout and --smoke-timeout must be positive\n"
-            sys.stderr.write(err_text)
-            return exitcodes.USAGE
         return run_check(args, sys.stdout, sys.stderr)
+    if args.command == "report":
+        return run_report(args, sys.stdout, sys.stderr)
     return exitcodes.USAGE
 
 

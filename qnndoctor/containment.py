@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
@@ -37,6 +38,21 @@ MARKER_VARIABLE = "QNNDOCTOR_CONTAINMENT"
 _CREATE_TIME_SLACK_S = 1.0
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 _subreaper = False
+# Children the runner started itself and that still run (the probe program
+# and the smoke child run at the same time): never another session's orphans.
+_own_children: set[int] = set()
+# Held while the runner starts a child and notes it: a sweep lists our
+# children under it, so it never sees a child not yet noted as our own.
+spawning = threading.Lock()
+
+
+def note_started(pid: int) -> None:
+    """The runner started this child itself (see ``MarkerSweep.adopted``)."""
+    _own_children.add(pid)
+
+
+def note_ended(pid: int) -> None:
+    _own_children.discard(pid)
 
 
 def become_subreaper() -> bool:
@@ -142,9 +158,14 @@ class MarkerSweep:
             return []
         since = self.started - _CREATE_TIME_SLACK_S
         found = []
-        for child in psutil.Process().children():
+        with spawning:
+            children = psutil.Process().children()
+            own = set(_own_children)
+        for child in children:
             try:
                 if child.pid in self.existing_children or child.create_time() < since:
+                    continue
+                if child.pid in own:  # another run's child, started by us
                     continue
                 found += [*child.children(recursive=True), child]
             except psutil.Error:

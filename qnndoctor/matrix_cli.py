@@ -9,7 +9,15 @@ import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import __version__, exitcodes, matrix_check, matrixdata, safejson
+from . import (
+    MATRIX_SCHEMA_VERSION,
+    RECOMMEND_SCHEMA_VERSION,
+    __version__,
+    exitcodes,
+    matrix_check,
+    matrixdata,
+    safejson,
+)
 from .redact import redact_document
 from .releases import ReleasesError
 
@@ -136,7 +144,7 @@ def run_recommend(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     rec = recommendation_for(facts, matrix)
     if args.json:
         document: dict[str, Any] = {
-            "schema_version": 1,
+            "schema_version": RECOMMEND_SCHEMA_VERSION,
             "tool": {"name": "qnndoctor", "version": __version__},
             "target": target.to_json(),
             "recommendation": rec,
@@ -159,7 +167,7 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         _dump(
             {
-                "schema_version": 1,
+                "schema_version": MATRIX_SCHEMA_VERSION,
                 "source": matrix.releases_source,
                 "provenance": dict(matrix.releases.provenance),
                 "rows": rows,

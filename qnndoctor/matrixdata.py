@@ -40,6 +40,8 @@ class Matrix:
     releases: ReleaseMatrix = EMPTY_RELEASES
     releases_source: str | None = None
     notes: tuple[str, ...] = ()
+    # The data files this matrix was read from (its identity: matrix_identity.py).
+    files: tuple[Path, ...] = ()
 
 
 def _soc(entry: dict[str, Any]) -> Soc:
@@ -63,7 +65,7 @@ def user_matrix_dir() -> Path:
 
 def _releases(
     bundled_dir: Path, override: Path | None
-) -> tuple[ReleaseMatrix, str | None, list[str]]:
+) -> tuple[ReleaseMatrix, str | None, list[str], Path | None]:
     """``--matrix FILE`` first, then a valid user-cache update, then the bundled
     data. Known issues come from beside the chosen releases.json, else bundled."""
     notes: list[str] = []
@@ -98,12 +100,12 @@ def _releases(
                     raise ReleasesError(f"{path}: contains no releases")
             if notes:
                 notes.append(f"using the {label} ({path}) instead")
-            return loaded, f"{label} ({path})", notes
+            return loaded, f"{label} ({path})", notes, path
         except ReleasesError as exc:
             if label.startswith("--matrix"):
                 raise MatrixError(str(exc)) from exc
             notes.append(f"ignored the {label} ({path}): {exc}")
-    return EMPTY_RELEASES, None, [*notes, "no release matrix found"]
+    return EMPTY_RELEASES, None, [*notes, "no release matrix found"], None
 
 
 def load_socs(directory: Path | None = None) -> tuple[Soc, ...]:
@@ -130,13 +132,14 @@ def load(directory: Path | None = None, releases: Path | None = None) -> Matrix:
         if directory is None:
             raise MatrixError("the qnndoctor.matrix package is missing from this installation")
     socs = load_socs(directory)
-    release_matrix, release_source, notes = _releases(directory, releases)
+    release_matrix, release_source, notes, releases_path = _releases(directory, releases)
     return Matrix(
         socs=socs,
         source="bundled qnndoctor.matrix" if bundled else str(directory),
         releases=release_matrix,
         releases_source=release_source,
         notes=tuple(notes),
+        files=(*([releases_path] if releases_path else []), directory / "socs.json"),
     )
 
 

@@ -7,10 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from . import REPORT_SCHEMA_VERSION, __version__, exitcodes
+from . import exitcodes
 from .facts import Facts
 from .findings import Finding, Severity, SkippedCheck
 from .matrixdata import Matrix
+from .pipeline import envelope
 from .rules import evaluate
 from .target import Target
 
@@ -36,8 +37,7 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "schema_version": REPORT_SCHEMA_VERSION,
-            "tool": {"name": "qnndoctor", "version": __version__},
+            **envelope(),
             "created": self.created,
             "target": self.target.to_json(),
             "facts": {k: v for k, v in self.facts.to_json().items() if k != "smoke"},
@@ -58,14 +58,17 @@ def _inventory(facts: Facts) -> list[dict[str, Any]]:
     return inventory(facts)
 
 
-def recommendation_for(facts: Facts, matrix: Matrix) -> dict[str, Any]:
+def recommendation_for(
+    facts: Facts, matrix: Matrix, *, allow_prerelease: bool = False
+) -> dict[str, Any]:
     """The resolver's answer for these facts; an error entry, never an exception."""
     from .resolver import profile_from_facts, recommend
 
     try:
         if not facts.ok("interpreter"):
             return {"status": "could-not-check", "reason": "the interpreter probe failed"}
-        answer = recommend(profile_from_facts(facts, matrix), matrix.releases).to_json()
+        profile = profile_from_facts(facts, matrix)
+        answer = recommend(profile, matrix.releases, allow_prerelease=allow_prerelease).to_json()
     except Exception as exc:  # the report must survive a resolver bug
         return {"status": "error", "reason": f"{type(exc).__name__}: {exc}"}
     answer["matrix"] = matrix.releases_source

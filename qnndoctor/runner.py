@@ -185,23 +185,27 @@ class SubprocessRunner:
         """``on_start`` runs once the child is running: work to overlap with it."""
         args = tuple(argv)
         started = time.monotonic()
-        # Everything after the time limit (kill, sweep, draining) fits in this.
-        hard_end = started + timeout + _GRACE_S
         posix = sys.platform != "win32"
         containment = self.containment()
         child_env = dict(env) if env is not None else dict(os.environ)
         containment.prepare(child_env)
+        from .containment import note_ended, note_started, spawning
+
         try:
-            proc = subprocess.Popen(
-                args,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=child_env,
-                cwd=cwd,
-                start_new_session=posix,
-                creationflags=0 if posix else getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
-            )
+            with spawning:  # started and noted as our own before any sweep lists it
+                proc = subprocess.Popen(
+                    args,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=child_env,
+                    cwd=cwd,
+                    start_new_session=posix,
+                    creationflags=0
+                    if posix
+                    else getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
+                )
+                note_started(proc.pid)
         except OSError as exc:
             containment.sweep()
             return Completed(
@@ -212,6 +216,24 @@ class SubprocessRunner:
                 duration_s=time.monotonic() - started,
                 start_error=f"{type(exc).__name__}: {exc.strerror or exc}",
             )
+        try:
+            return self._finish(proc, args, containment, started, timeout, on_start)
+        finally:
+            note_ended(proc.pid)
+
+    def _finish(
+        self,
+        proc: subprocess.Popen[bytes],
+        args: tuple[str, ...],
+        containment: Containment,
+        started: float,
+        timeout: float,
+        on_start: Callable[[], object] | None,
+    ) -> Completed:
+        """Wait for the started child, contain what it left, collect its output."""
+        # Everything after the time limit (kill, sweep, draining) fits in this.
+        hard_end = started + timeout + _GRACE_S
+        posix = sys.platform != "win32"
         containment.attach(proc.pid, getattr(proc, "_handle", None))
         assert proc.stdout is not None and proc.stderr is not None
         readers = (

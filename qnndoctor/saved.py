@@ -73,6 +73,11 @@ def open_input(path: str) -> IO[bytes]:
 
 def load_report(path: str) -> tuple[Target, Facts]:
     """The target and facts of a saved JSON report."""
+    return from_document(read_document(path), path)
+
+
+def read_document(path: str) -> Any:
+    """A saved report's parsed JSON (not yet checked to be a report)."""
     try:
         with open_input(path) as handle:
             raw = handle.read(MAX_REPORT_BYTES + 1)
@@ -86,6 +91,11 @@ def load_report(path: str) -> tuple[Target, Facts]:
         data = safejson.loads(raw, path)
     except safejson.BadJSON as exc:
         raise SavedReportError(str(exc)) from exc
+    return data
+
+
+def from_document(data: Any, path: str) -> tuple[Target, Facts]:
+    """The target and facts of a report's parsed JSON form (``path`` names it in errors)."""
     if not isinstance(data, dict) or data.get("schema_version") != REPORT_SCHEMA_VERSION:
         raise SavedReportError(
             f"{path}: not a qnndoctor schema_version {REPORT_SCHEMA_VERSION} report"

@@ -12,7 +12,7 @@ import argparse
 import re
 from typing import Any, TextIO
 
-from . import __version__, exitcodes
+from . import RECOMMEND_SCHEMA_VERSION, __version__, exitcodes
 from .matrixdata import Matrix
 from .resolver import Profile, recommend
 from .socs import SocLookupError, find_soc
@@ -205,7 +205,7 @@ def run_what_if(args: argparse.Namespace, matrix: Matrix, out: TextIO, err: Text
     if args.json:
         _dump(
             {
-                "schema_version": 1,
+                "schema_version": RECOMMEND_SCHEMA_VERSION,
                 "tool": {"name": "qnndoctor", "version": __version__},
                 "target": {"what_if": what_if_arguments(args)},
                 "recommendation": rec,

@@ -92,6 +92,8 @@ class CliResult:
     def json(self) -> dict[str, Any]:
         data = json.loads(self.out)
         assert isinstance(data, dict)
+        if {"tool", "facts", "findings"} <= data.keys():  # a report: every one must match its schema
+            validate_report(data)
         return data
 
     def finding_ids(self) -> set[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -264,3 +265,37 @@ def test_the_command_line_adopts_a_daemon_that_scrubbed_its_environment(
     assert smoke["status"] == "passed"
     assert pid in smoke["escaped_pids"]
     assert _gone(pid)
+
+
+OVERLAP = """
+import sys, threading
+from qnndoctor.containment import become_subreaper
+from qnndoctor.runner import SubprocessRunner
+
+assert become_subreaper()
+results = {}
+
+def second():
+    results["b"] = SubprocessRunner().run(
+        [sys.executable, "-c", "import time; time.sleep(1.0); print('b done')"], timeout=30
+    )
+
+thread = threading.Thread(target=second)
+first = SubprocessRunner().run(
+    [sys.executable, "-c", "import time; time.sleep(0.4)"], timeout=30, on_start=thread.start
+)
+thread.join()
+print(first.exit_code, results["b"].exit_code, results["b"].stdout.decode().strip())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="subreaper: Linux only")
+def test_a_runs_sweep_spares_a_child_another_run_started() -> None:
+    """`check` runs the probe program and the smoke child at once: as a
+    subreaper, the probe run's sweep must not take the smoke child, started
+    after it, for one of its orphans."""
+    done = subprocess.run(
+        [sys.executable, "-c", OVERLAP], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "0", "b", "done"]

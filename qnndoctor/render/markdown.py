@@ -29,6 +29,12 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
     if not report.get("findings"):
         out.append("| - | - | no findings |")
     out.append("")
+    from ..tickets import change_lines
+
+    changed = change_lines(report)
+    if changed:
+        created = (report.get("changes_since_report") or {}).get("report_created")
+        out += [f"**Since the saved report ({created}):**", *[f"- {line}" for line in changed], ""]
     for f in report.get("findings", []):
         out += [f"#### {f['severity'].upper()} `{f['id']}`: {f['title']}", "", f["explanation"], ""]
         fix = f.get("fix")

@@ -13,7 +13,12 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
     from rich.console import Console
     from rich.markup import escape
 
-    console = Console(file=stream, highlight=False, soft_wrap=False, emoji=False)
+    # Colour only on a terminal (rich also honours NO_COLOR / FORCE_COLOR);
+    # text going to a file or pipe is never hard-wrapped: paths and commands
+    # must stay copyable, so only a real terminal gets wrapped lines.
+    isatty = getattr(stream, "isatty", None)
+    on_terminal = bool(isatty and isatty())
+    console = Console(file=stream, highlight=False, soft_wrap=not on_terminal, emoji=False)
     tool = report.get("tool", {})
     target = report.get("target", {})
     console.print(
@@ -54,5 +59,13 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
         console.print()
     for skipped in report.get("skipped_checks", []):
         console.print(f"[yellow]skipped[/] {escape(skipped['rule'])}: {escape(skipped['reason'])}")
+    from ..tickets import change_lines
+
+    changed = change_lines(report)
+    if changed:
+        created = (report.get("changes_since_report") or {}).get("report_created")
+        console.print(f"[bold]Since the saved report ({escape(str(created))})[/]")
+        for line in changed:
+            console.print(f"  {escape(line)}")
     c = counts(report)
     console.print(f"[bold]{c['error']} error(s), {c['warning']} warning(s), {c['info']} info[/]")

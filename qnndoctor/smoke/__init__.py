@@ -16,14 +16,16 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..diagnosis import CatalogueError, Diagnosis, diagnose, from_report_facts
 from ..facts import Facts
-from ..matrixdata import Soc
 from ..runner import Completed, Runner, SubprocessRunner
 from ..target import Target
 from . import result_shape
+
+if TYPE_CHECKING:  # the diagnosis engine loads only for a failed session
+    from ..diagnosis import Diagnosis
+    from ..matrixdata import Soc
 
 HERE = Path(__file__).resolve().parent
 MODEL = HERE / "qdq_add.onnx"
@@ -295,6 +297,8 @@ def diagnose_failure(
 ) -> Diagnosis | None:
     """The diagnosis engine's answer for a failed session, ranked with the
     target's own facts (the session ran there); None when the catalogue is unusable."""
+    from ..diagnosis import CatalogueError, diagnose, from_report_facts
+
     text, exception_type = failure_text(smoke)
     code = smoke.get("exit_code")
     try:

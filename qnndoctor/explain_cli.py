@@ -14,7 +14,7 @@ import json
 import sys
 from typing import Any, TextIO
 
-from . import __version__, exitcodes
+from . import EXPLAIN_SCHEMA_VERSION, __version__, exitcodes
 from .diagnosis import CatalogueError, DiagnosisFacts, diagnose, from_report_facts
 from .diagnosis import load as load_catalogue
 from .matrixdata import MatrixError, Soc, load_socs
@@ -39,9 +39,9 @@ def _measured_facts(
 ) -> tuple[DiagnosisFacts | None, str | None]:
     """Facts of a saved ticket or of a probe here; (None, None) when neither was asked."""
     if args.from_report:
-        from .cli import _load_saved
+        from .saved import load_report
 
-        _target, facts = _load_saved(args.from_report)
+        _target, facts = load_report(args.from_report)
         return from_report_facts(facts, f"saved report {args.from_report}", socs), None
     if not (args.here or args.python):
         return None, None
@@ -73,7 +73,7 @@ def explain(
         text_facts=text_facts,
     )
     return {
-        "schema_version": 2,
+        "schema_version": EXPLAIN_SCHEMA_VERSION,
         "tool": {"name": "qnndoctor", "version": __version__},
         "input": {"characters": len(text), "exit_code": exit_code},
         **diagnosis.to_json(),
@@ -151,7 +151,7 @@ def run_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"qnndoctor: error: --from-report: {exc}\n")
             if args.json:
                 error = {"kind": "bad-input", "message": str(exc)}
-                failed: dict[str, Any] = {"schema_version": 2, "error": error}
+                failed: dict[str, Any] = {"schema_version": EXPLAIN_SCHEMA_VERSION, "error": error}
                 if not args.no_redact:
                     from .redact import redact_document
 

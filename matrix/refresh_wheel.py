@@ -1,0 +1,474 @@
+"""What a wheel contains: its libraries, machine types, QNN version, METADATA."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import struct
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from packaging.metadata import parse_email
+
+from qnndoctor._layout import package_dir
+from qnndoctor.binaries.pe import MACHINES, read_pe_bytes
+from qnndoctor.libkinds import QNN_RUNTIME  # the kinds that carry the QNN VERSIONINFO
+
+from .refresh_common import (
+    _HEAD_MAX,
+    _METADATA_RE,
+    _PKG_QNN_RE,
+    _QNN_BUILD_STRING_RE,
+    _QNN_VERSION_RE,
+    _VERSIONINFO_MAX_COMPRESSED,
+    _VERSIONINFO_TRIES,
+    FileFailure,
+    Log,
+    MemberFailure,
+    UsageError,
+)
+from .refresh_index import (
+    Http,
+    IndexFile,
+)
+from .refresh_remote import (
+    Member,
+    RemoteFile,
+    read_directory,
+    read_member,
+    read_member_head,
+)
+
+# --------------------------------------------------------------------------
+# What a wheel contains
+
+
+@dataclass(frozen=True)
+class Library:
+    """A native library in a wheel (one ``classify()`` kind)."""
+
+    path: str
+    kind: str
+    size: int
+    hexagon_version: int | None
+    machine: str | None = None
+    machine_source: str | None = None
+    product_version: str | None = None
+    file_version: str | None = None
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "size": self.size,
+            "hexagon_version": self.hexagon_version,
+            "machine": self.machine,
+            "machine_source": self.machine_source,
+            "product_version": self.product_version,
+            "file_version": self.file_version,
+            "error": self.error,
+        }
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> Library:
+        return Library(
+            path=str(data["path"]),
+            kind=str(data["kind"]),
+            size=int(data["size"]),
+            hexagon_version=_opt_int(data.get("hexagon_version")),
+            machine=_opt_str(data.get("machine")),
+            machine_source=_opt_str(data.get("machine_source")),
+            product_version=_opt_str(data.get("product_version")),
+            file_version=_opt_str(data.get("file_version")),
+            error=_opt_str(data.get("error")),
+        )
+
+
+@dataclass(frozen=True)
+class QnnVersion:
+    """The bundled QNN SDK version and what says so."""
+
+    version: str
+    build: str | None
+    evidence: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": self.version, "build": self.build, "evidence": list(self.evidence)}
+
+    @staticmethod
+    def from_json(data: Any) -> QnnVersion | None:
+        if not isinstance(data, Mapping):
+            return None
+        return QnnVersion(
+            version=str(data["version"]),
+            build=_opt_str(data.get("build")),
+            evidence=tuple(str(e) for e in data.get("evidence") or ()),
+        )
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What was read out of one wheel (the cacheable part of its record)."""
+
+    requires_python: str | None = None  # from METADATA
+    requires_dist: tuple[str, ...] = ()
+    metadata_read: bool = False
+    libraries: tuple[Library, ...] = ()
+    qnn_version: QnnVersion | None = None
+    qnn_version_note: str | None = None
+    fetched_whole: bool = False
+    bytes_read: int = 0
+    requests: int = 0
+    file_size: int | None = None  # as the server told it (for indexes without sizes)
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "requires_python": self.requires_python,
+            "requires_dist": list(self.requires_dist),
+            "metadata_read": self.metadata_read,
+            "libraries": [lib.to_json() for lib in self.libraries],
+            "qnn_version": self.qnn_version.to_json() if self.qnn_version else None,
+            "qnn_version_note": self.qnn_version_note,
+            "fetched_whole": self.fetched_whole,
+            "bytes_read": self.bytes_read,
+            "requests": self.requests,
+            "file_size": self.file_size,
+            "error": self.error,
+        }
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> Analysis:
+        """Strict: an entry missing a field raises (KeyError), so a damaged
+        cache entry is read again rather than trusted."""
+        return Analysis(
+            requires_python=_opt_str(data["requires_python"]),
+            requires_dist=tuple(str(r) for r in data["requires_dist"]),
+            metadata_read=bool(data.get("metadata_read")),
+            libraries=tuple(Library.from_json(lib) for lib in data["libraries"]),
+            qnn_version=QnnVersion.from_json(data["qnn_version"]),
+            qnn_version_note=_opt_str(data["qnn_version_note"]),
+            fetched_whole=bool(data["fetched_whole"]),
+            bytes_read=int(data["bytes_read"]),
+            requests=int(data["requests"]),
+            file_size=_opt_int(data.get("file_size", data.get("size"))),
+            error=_opt_str(data["error"]),
+        )
+
+    @staticmethod
+    def from_record(record: Mapping[str, Any]) -> Analysis:
+        """The analysis inside a releases.json file record (``--previous``)."""
+        from_metadata = record["requires_python_source"] == "metadata"
+        return replace(
+            Analysis.from_json(record),
+            requires_python=_opt_str(record["requires_python"]) if from_metadata else None,
+            metadata_read=record["requires_dist_source"] == "metadata",
+        )
+
+
+def _opt_str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _opt_int(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
+@dataclass(frozen=True)
+class Probes:
+    """The library naming rules of the probes (one source of truth)."""
+
+    classify: Callable[[str], str | None]
+    hexagon_version: Callable[[str, str], int | None]
+    elf_machines: Mapping[int, str]
+
+
+def load_probes() -> Probes:
+    """``classify``/``hexagon_version`` from ``qnndoctor.probes``; from a plain
+    source checkout the probes folder is loaded under a private name."""
+    try:
+        bundled = importlib.import_module("qnndoctor.probes.qnn_bundled")
+        util = importlib.import_module("qnndoctor.probes._util")
+    except ImportError:
+        folder = package_dir("probes")
+        if folder is None:
+            raise UsageError("the qnndoctor.probes package is missing") from None
+        name = "_qnndoctor_refresh_probes"
+        if name not in sys.modules:
+            spec = importlib.util.spec_from_file_location(
+                name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+            )
+            if spec is None or spec.loader is None:
+                raise UsageError(f"cannot load the probes from {folder}") from None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+        bundled = importlib.import_module(f"{name}.qnn_bundled")
+        util = importlib.import_module(f"{name}._util")
+    return Probes(bundled.classify, bundled.hexagon_version, dict(util.ELF_MACHINES))
+
+
+def header_machine(head: bytes, probes: Probes) -> tuple[str | None, str | None, str | None]:
+    """(machine, machine_source, error) from a binary's first bytes."""
+    if head[:4] == b"\x7fELF":
+        if len(head) < 20:
+            return None, None, "truncated ELF header"
+        endian = "<" if head[5] == 1 else ">"
+        (code,) = struct.unpack_from(endian + "H", head, 18)
+        return probes.elf_machines.get(code, str(code)), "elf-header", None
+    if head[:2] == b"MZ" and len(head) >= 64:
+        (e_lfanew,) = struct.unpack_from("<I", head, 0x3C)
+        sig = head[e_lfanew : e_lfanew + 6]
+        if len(sig) < 6 or sig[:4] != b"PE\0\0":
+            return None, None, "no PE signature where the DOS header points"
+        (code,) = struct.unpack_from("<H", sig, 4)
+        return MACHINES.get(code, f"0x{code:04X}"), "pe-header", None
+    if not head:
+        return None, None, "empty member"
+    return None, None, "unrecognised binary header"
+
+
+def _metadata(data: bytes) -> tuple[str | None, tuple[str, ...]]:
+    """Requires-Python and Requires-Dist of a wheel's METADATA, read by
+    packaging's own METADATA parser (folded lines, encodings)."""
+    raw, _unparsed = parse_email(data)
+    requires = raw.get("requires_python")
+
+    def clean(value: Any) -> str:
+        return " ".join(str(value).split())
+
+    dist = tuple(sorted({clean(v) for v in raw.get("requires_dist") or ()}))
+    return (clean(requires) if requires else None), dist
+
+
+def _numeric_version(text: str) -> str | None:
+    match = _QNN_VERSION_RE.match(text.strip())
+    return ".".join(match.groups()) if match else None
+
+
+def qnn_build_strings(data: bytes) -> list[str]:
+    """Every QNN build string inside a library's bytes, without the 'v'."""
+    return sorted({m.group(1).decode("ascii") for m in _QNN_BUILD_STRING_RE.finditer(data)})
+
+
+def decide_qnn_version(
+    package_info: tuple[str, str] | None,
+    pe_infos: Sequence[tuple[str, str]] = (),
+    build_strings: Sequence[tuple[str, str]] = (),
+) -> tuple[QnnVersion | None, str | None]:
+    """The QNN version from build_and_package_info.py ((path, qnn_version))
+    and DLL VERSIONINFO ((path, ProductVersion), one per library folder);
+    only when both say nothing, from the QNN build strings compiled into the
+    libraries ((path, build)). ``None`` plus a note when they disagree or say
+    nothing usable: never a guess."""
+    if package_info is None and not pe_infos and build_strings:
+        return _from_build_strings(build_strings)
+    evidence: list[str] = []
+    claims: list[str] = []
+    versions: set[str] = set()
+    builds: set[str] = set()
+    notes: list[str] = []
+    if package_info is not None:
+        path, value = package_info
+        number = _numeric_version(value)
+        if number is None:
+            notes.append(f"{path} has qnn_version {value!r}, not a version number")
+        else:
+            versions.add(number)
+            evidence.append(f"qnn_version {value!r} in {path}")
+            claims.append(f"{path} says {value!r}")
+            if value.strip() != number:
+                builds.add(value.strip())
+    for path, value in pe_infos:
+        number = _numeric_version(value)
+        if number is None:
+            notes.append(f"ProductVersion {value!r} of {path} is not a version number")
+            continue
+        versions.add(number)
+        evidence.append(f"PE VERSIONINFO ProductVersion of {path}")
+        claims.append(f"ProductVersion of {path} says {value!r}")
+        builds.add(value.strip())
+    if len(versions) > 1:
+        return None, "sources disagree: " + "; ".join(claims)
+    if not versions:
+        notes.append(
+            "no evidence: no qnn_version in a build_and_package_info.py "
+            "and no QNN DLL with a VERSIONINFO ProductVersion"
+        )
+        return None, "; ".join(notes)
+    if len(builds) > 1:
+        notes.append("build strings differ: " + ", ".join(sorted(builds)))
+    build = next(iter(builds)) if len(builds) == 1 else None
+    return QnnVersion(versions.pop(), build, tuple(evidence)), "; ".join(notes) or None
+
+
+def _from_build_strings(
+    build_strings: Sequence[tuple[str, str]],
+) -> tuple[QnnVersion | None, str | None]:
+    builds = sorted({build for _path, build in build_strings})
+    if len(builds) > 1:
+        return None, "QNN build strings disagree: " + "; ".join(
+            f"{path} holds {build!r}" for path, build in build_strings
+        )
+    (build,) = builds
+    number = _numeric_version(build)
+    if number is None:  # the pattern guarantees a number; kept for safety
+        return None, f"QNN build string {build!r} is not a version number"
+    evidence = tuple(f"QNN build string 'v{b}' inside {path}" for path, b in build_strings)
+    return (
+        QnnVersion(number, build, evidence),
+        "no VERSIONINFO in the QNN libraries: version read from the build string they carry",
+    )
+
+
+def analyse_wheel(remote: RemoteFile, probes: Probes) -> Analysis:
+    """Read what the matrix records from one wheel, by ranges. Member
+    problems stay with that member; file problems raise FileFailure."""
+    members = read_directory(remote)
+    member_errors: list[str] = []
+
+    requires_python: str | None = None
+    requires_dist: tuple[str, ...] = ()
+    metadata_read = False
+    metadata = sorted((m for m in members if _METADATA_RE.match(m.name)), key=lambda m: m.name)
+    if not metadata:
+        member_errors.append("no *.dist-info/METADATA")
+    else:
+        try:
+            requires_python, requires_dist = _metadata(read_member(remote, metadata[0]))
+            metadata_read = True
+        except MemberFailure as exc:
+            member_errors.append(f"{metadata[0].name}: {exc}")
+
+    package_info: tuple[str, str] | None = None
+    for member in sorted(members, key=lambda m: m.name):
+        if not member.name.endswith("/build_and_package_info.py"):
+            continue
+        try:
+            text = read_member(remote, member).decode("utf-8", "replace")
+        except MemberFailure as exc:
+            member_errors.append(f"{member.name}: {exc}")
+            continue
+        match = _PKG_QNN_RE.search(text)
+        if match:
+            package_info = (member.name, match.group(1))
+            break
+
+    libs: dict[str, Library] = {}
+    lib_members: dict[str, Member] = {}
+    for member in members:
+        if member.name.endswith("/"):
+            continue
+        base = member.name.rsplit("/", 1)[-1]
+        kind = probes.classify(base)
+        if kind is None:
+            continue
+        lib_members[member.name] = member
+        libs[member.name] = Library(
+            path=member.name,
+            kind=kind,
+            size=member.size,
+            hexagon_version=probes.hexagon_version(base, kind),
+        )
+
+    build_strings: list[tuple[str, str]] = []
+
+    def read_whole_pe(name: str) -> None:
+        try:
+            data = read_member(remote, lib_members[name])
+        except MemberFailure as exc:
+            libs[name] = replace(libs[name], error=str(exc))
+            return
+        machine, source, error = header_machine(data[:_HEAD_MAX], probes)
+        if libs[name].kind in QNN_RUNTIME:
+            build_strings.extend((name, b) for b in qnn_build_strings(data))
+        info: dict[str, Any] = read_pe_bytes(data) if source == "pe-header" else {"error": error}
+        strings = info.get("strings") or {}
+        parsed = "error" not in info
+        libs[name] = replace(
+            libs[name],
+            machine=str(info["machine"]) if parsed and info.get("machine") else machine,
+            machine_source="pe-load-config" if parsed else source,
+            product_version=strings.get("ProductVersion"),
+            file_version=strings.get("FileVersion"),
+            error=info.get("error") or error,
+        )
+
+    # VERSIONINFO: the smallest QNN DLL of each library folder that has one
+    # (win_amd64 2.x wheels carry an amd64 and an arm64ec folder).
+    fully_read: set[str] = set()
+    pe_infos: list[tuple[str, str]] = []
+    by_folder: dict[str, list[Member]] = {}
+    for name, member in lib_members.items():
+        if (
+            libs[name].kind in QNN_RUNTIME
+            and name.lower().endswith(".dll")
+            and member.compressed_size <= _VERSIONINFO_MAX_COMPRESSED
+        ):
+            by_folder.setdefault(name.rsplit("/", 1)[0], []).append(member)
+    for folder in sorted(by_folder):
+        candidates = sorted(by_folder[folder], key=lambda m: (m.compressed_size, m.name))
+        for member in candidates[:_VERSIONINFO_TRIES]:
+            fully_read.add(member.name)
+            read_whole_pe(member.name)
+            product = libs[member.name].product_version
+            if product:
+                pe_infos.append((member.name, product))
+                break
+    for name, lib in sorted(libs.items()):
+        if lib.kind == "ort_providers_shared" and name.lower().endswith(".dll"):
+            fully_read.add(name)
+            read_whole_pe(name)
+
+    for name in sorted(libs):
+        lib = libs[name]
+        if name in fully_read or lib.kind == "signed_catalog":
+            continue
+        try:
+            head = read_member_head(remote, lib_members[name])
+        except MemberFailure as exc:
+            libs[name] = replace(lib, error=str(exc))
+            continue
+        machine, source, error = header_machine(head, probes)
+        libs[name] = replace(lib, machine=machine, machine_source=source, error=error)
+
+    for name, lib in sorted(libs.items()):
+        if lib.error:
+            member_errors.append(f"{name}: {lib.error}")
+    version, note = decide_qnn_version(package_info, pe_infos, build_strings)
+    return Analysis(
+        requires_python=requires_python,
+        requires_dist=requires_dist,
+        metadata_read=metadata_read,
+        libraries=tuple(libs[name] for name in sorted(libs)),
+        qnn_version=version,
+        qnn_version_note=note,
+        fetched_whole=remote.fetched_whole,
+        bytes_read=remote.bytes_read,
+        requests=remote.requests,
+        file_size=remote.size,
+        error=("member errors: " + "; ".join(member_errors)) if member_errors else None,
+    )
+
+
+def read_wheel(http: Http, index_file: IndexFile, probes: Probes, log: Log) -> Analysis:
+    """``analyse_wheel`` that never raises: failures become the record's error."""
+    remote = RemoteFile(http, index_file, log)
+    try:
+        return analyse_wheel(remote, probes)
+    except (FileFailure, MemberFailure) as exc:
+        error = str(exc)
+    except (struct.error, ValueError, OSError) as exc:
+        error = f"bad zip: {type(exc).__name__}: {exc}"
+    finally:
+        remote.close()
+    return Analysis(
+        fetched_whole=remote.fetched_whole,
+        bytes_read=remote.bytes_read,
+        requests=remote.requests,
+        file_size=remote.size,
+        error=error,
+    )

@@ -1,0 +1,380 @@
+"""The check pipeline, once: choose target -> probe -> smoke -> matrix -> rules
+-> resolver -> report -> redaction.
+
+Every front door calls :func:`run_check`: the ``check`` sub-command (which
+only parses arguments and renders), the Python API (``qnndoctor.check`` and
+``qnndoctor.ensure_ready`` in :mod:`qnndoctor.api`), the tests and the
+benchmarks. Nothing here writes to a stream: progress goes to an optional
+``log`` callable and warnings come back as values, so a library caller
+never sees text it did not ask for.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import REPORT_SCHEMA_VERSION, __version__, exitcodes
+
+if TYPE_CHECKING:
+    from collections.abc import MutableMapping
+
+    from .containment import Containment
+    from .facts import Facts, ProbeFacts
+    from .matrixdata import Matrix
+    from .report import Report
+    from .runner import Runner
+    from .smoke import SmokeResult
+    from .target import Target
+
+Log = Callable[[str], None]
+
+
+def _quiet(_message: str) -> None:
+    """The default log: a library call prints nothing."""
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """What one check does; the defaults are ``qnndoctor check``'s."""
+
+    python: str | None = None  # a path, an environment folder, "auto", or None (this one)
+    smoke: bool = True
+    backend: str = "htp"
+    smoke_timeout: float = 60.0
+    timeout: float = 60.0  # the probe program's time limit
+    deep: bool = False
+    matrix: Path | None = None  # a releases.json or matrix folder instead of the installed one
+    redact: bool = True
+    from_report: str | None = None  # re-diagnose a saved JSON report instead of probing
+    # True only when qnndoctor owns the process (its console command): it may
+    # then adopt the smoke session's orphans (containment.py says why).
+    owns_process: bool = False
+
+    def problems(self) -> list[str]:
+        """Option values no check can run with (a usage error, exit code 2)."""
+        found = []
+        if self.timeout <= 0 or self.smoke_timeout <= 0:
+            found.append("--timeout and --smoke-timeout must be positive")
+        if self.backend not in ("htp", "gpu", "cpu"):
+            found.append(f"backend must be htp, gpu or cpu, not {self.backend!r}")
+        return found
+
+
+@dataclass(frozen=True)
+class CheckError:
+    """Why nothing could be checked: ``kind`` ``bad-input`` (exit code 2) or
+    ``could-not-check`` (exit code 3)."""
+
+    kind: str
+    message: str
+    detail: str = ""  # e.g. the probe program's stderr tail (shown with --verbose)
+
+    @property
+    def exit_code(self) -> int:
+        return exitcodes.USAGE if self.kind == "bad-input" else exitcodes.COULD_NOT_CHECK
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """One run of the pipeline: the report (None when nothing could be
+    checked), its JSON document (redacted when asked), the warnings the user
+    should see (which matrix, and why), and the error if any."""
+
+    document: dict[str, Any]
+    report: Report | None
+    error: CheckError | None = None
+    warnings: tuple[str, ...] = field(default=())
+
+    def exit_code(self, fail_on: str = "error") -> int:
+        """0 healthy, 1 findings at or above ``fail_on``, 2 bad input, 3 could not check."""
+        if self.error is not None or self.report is None:
+            return self.error.exit_code if self.error is not None else exitcodes.COULD_NOT_CHECK
+        from .findings import Severity
+
+        return self.report.exit_code(Severity.parse(fail_on))
+
+
+def envelope() -> dict[str, Any]:
+    """The keys every report document starts with: the one place that names
+    the report's ``schema_version``."""
+    return {
+        "schema_version": REPORT_SCHEMA_VERSION,
+        "tool": {"name": "qnndoctor", "version": __version__},
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def error_document(
+    message: str, target: dict[str, str] | None, kind: str = "could-not-check", redact: bool = True
+) -> dict[str, Any]:
+    """The report of a run that could check nothing (same contract, empty facts)."""
+    document = {
+        **envelope(),
+        "target": target,
+        "error": {"kind": kind, "message": message},
+        "facts": {},
+        "findings": [],
+        "skipped_checks": [],
+        "smoke": None,
+        "recommendation": None,
+    }
+    if not redact:  # an error message names paths too: redacted like any report
+        return document
+    from .redact import redact_document
+
+    return redact_document(document)
+
+
+def smoke_facts(result: SmokeResult) -> ProbeFacts:
+    """The smoke session's result as a fact (rules read it like a probe's)."""
+    from .facts import ProbeFacts
+
+    return ProbeFacts(
+        "smoke",
+        "ok",
+        values=result.to_json(),
+        sources={"status": "qnndoctor smoke child (qnndoctor/smoke/child.py) in the target"},
+    )
+
+
+class _Recording:
+    """A containment that also remembers the child's pid, so that a session
+    whose probes failed can be ended at once instead of waited for."""
+
+    def __init__(self, inner: Containment, pids: list[int]) -> None:
+        self.inner, self.pids = inner, pids
+
+    def prepare(self, env: MutableMapping[str, str]) -> None:
+        self.inner.prepare(env)
+
+    def attach(self, pid: int, handle: Any) -> None:
+        self.pids.append(pid)
+        self.inner.attach(pid, handle)
+
+    def sweep(self) -> tuple[int, ...]:
+        return self.inner.sweep()
+
+
+class _Smoke:
+    """The smoke session, started before the probe program and running beside
+    it (it needs none of the probes' results to start; only whether
+    onnxruntime-qnn is installed decides, afterwards, if its result is used)."""
+
+    def __init__(
+        self, options: CheckOptions, target: Target, runner: Runner | None, log: Log
+    ) -> None:
+        self.options, self.target, self.runner, self.log = options, target, runner, log
+        self.thread: threading.Thread | None = None
+        self.result: SmokeResult | None = None
+        self.failure: BaseException | None = None
+        self.pids: list[int] = []
+        if runner is None:  # the real runner: remember the child to be able to end it
+            from .containment import for_this_platform
+            from .runner import SubprocessRunner
+
+            self.runner = SubprocessRunner(
+                containment=lambda: _Recording(for_this_platform(), self.pids)
+            )
+
+    def start(self) -> None:
+        """Start the session in a thread (the runner of each child marks it as
+        its own, so neither run's sweep takes the other's child)."""
+        if not self.options.smoke:
+            return
+        options = self.options
+        self.log(
+            f"smoke session on the {options.backend} backend (timeout {options.smoke_timeout:g} s)"
+        )
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        from .facts import Facts
+        from .smoke import run_smoke
+
+        try:  # no facts yet: run_smoke runs it; finish() decides whether it counts
+            self.result = run_smoke(
+                self.target,
+                Facts({}),
+                backend=self.options.backend,
+                timeout=self.options.smoke_timeout,
+                runner=self.runner,
+            )
+        except BaseException as exc:  # re-raised in the caller's thread by finish()
+            self.failure = exc
+
+    def cancel(self) -> None:
+        """The probes failed: the session's result cannot count, end it now."""
+        from .runner import kill_tree
+
+        killed: set[int] = set()
+        while self.thread is not None and self.thread.is_alive():
+            for pid in set(self.pids) - killed:  # a child attached late is ended too
+                kill_tree(pid)
+                killed.add(pid)
+            self.thread.join(0.05)
+        # Its result and any failure are dropped: the probes' error is the one to report.
+
+    def finish(self, facts: Facts | None) -> SmokeResult:
+        """The session's result for these probe facts (waits for the child)."""
+        from .smoke import not_run, reason_not_to_run
+
+        if self.thread is not None:
+            self.thread.join()
+        if self.failure is not None:
+            raise self.failure
+        if not self.options.smoke:
+            return not_run("skipped with --no-smoke", self.options.backend)
+        why_not = reason_not_to_run(facts) if facts is not None else None
+        if why_not or self.result is None:
+            return not_run(why_not or "the smoke session did not run", self.options.backend)
+        self.log(f"smoke session: {self.result.status} in {self.result.duration_s} s")
+        return self.result
+
+
+def _warm_imports(output_format: str) -> None:
+    """Import what diagnosis and rendering need while the probe program runs
+    in the target: the child's run and our imports overlap."""
+    try:
+        from . import matrixdata, redact, render, report, rules, smoke  # noqa: F401
+
+        rules.all_rules()
+        matrixdata.load_or_empty()
+        render.renderer(output_format)
+        if output_format == "text":
+            import rich.console  # noqa: F401
+    except Exception:  # only a head start: the real imports below report any error
+        pass
+
+
+def load_matrix(path: Path | None) -> Matrix:
+    """The matrix in use: ``path`` if given (``MatrixError`` if unusable), else
+    the user's updated one or the bundled one."""
+    from . import matrixdata
+
+    return matrixdata.load(None, path) if path else matrixdata.load_or_empty()
+
+
+def collect(
+    options: CheckOptions,
+    *,
+    runner: Runner | None = None,
+    log: Log = _quiet,
+    on_start: Callable[[], None] | None = None,
+) -> tuple[Target, Facts, dict[str, Any] | None]:
+    """Target, facts and the saved report they came from (None for a live
+    probe and smoke session of the chosen interpreter). Raises what
+    :func:`run_check` turns into errors."""
+    if options.from_report:
+        from .saved import from_document, read_document
+
+        saved = read_document(options.from_report)
+        target, facts = from_document(saved, options.from_report)
+        return target, facts, saved
+    from .collect import run_probes
+    from .target import resolve
+
+    target = resolve(options.python)
+    log(f"target: {target.python} ({target.how_chosen})")
+    if options.smoke and options.owns_process:
+        from .containment import become_subreaper
+
+        become_subreaper()
+    smoke = _Smoke(options, target, runner, log)
+    smoke.start()  # the longest part: first (each run's sweep spares the other's child)
+    try:
+        probe_run = run_probes(
+            target, runner=runner, timeout=options.timeout, deep=options.deep, on_start=on_start
+        )
+    except BaseException:
+        smoke.cancel()  # never leave the session running behind an error
+        raise
+    log(f"probes finished in {probe_run.completed.duration_s:.3f} s")
+    facts = probe_run.facts.with_probe(smoke_facts(smoke.finish(probe_run.facts)))
+    return target, facts, None
+
+
+def _failed_target(options: CheckOptions) -> dict[str, str] | None:
+    if options.python is None and options.from_report:
+        return None
+    import sys
+
+    return {
+        "python": str(options.python or sys.executable),
+        "how_chosen": "--python" if options.python else "default",
+    }
+
+
+def run_check(
+    options: CheckOptions,
+    *,
+    runner: Runner | None = None,
+    log: Log = _quiet,
+    output_format: str = "json",
+) -> CheckOutcome:
+    """The whole check; never raises for a machine it cannot check or a bad
+    ticket (those are :class:`CheckError` values). ``output_format`` only
+    picks which renderer to import early, while the target is probed."""
+    from .collect import CouldNotCheck
+    from .saved import SavedReportError
+    from .target import TargetError
+
+    problems = options.problems()
+    if problems:
+        message = "; ".join(problems)
+        return CheckOutcome(
+            error_document(message, None, "bad-input", options.redact),
+            None,
+            CheckError("bad-input", message),
+        )
+    warm = threading.Thread(target=_warm_imports, args=(output_format,), daemon=True)
+    started = time.perf_counter()
+    try:
+        target, facts, saved = collect(options, runner=runner, log=log, on_start=warm.start)
+    except SavedReportError as exc:  # bad input, not a machine that could not be checked
+        error = CheckError("bad-input", f"--from-report: {exc}")
+        return CheckOutcome(
+            error_document(str(exc), None, "bad-input", options.redact), None, error
+        )
+    except (TargetError, CouldNotCheck, OSError, ValueError) as exc:
+        detail = ""
+        if isinstance(exc, CouldNotCheck) and exc.completed is not None:
+            detail = exc.completed.stderr_text()[-4000:]
+        document = error_document(str(exc), _failed_target(options), redact=options.redact)
+        return CheckOutcome(document, None, CheckError("could-not-check", str(exc), detail))
+    if warm.is_alive():
+        warm.join()
+    from . import matrixdata
+    from .report import build
+
+    try:
+        matrix = load_matrix(options.matrix)
+    except matrixdata.MatrixError as exc:
+        message = f"--matrix: {exc}"
+        document = error_document(message, target.to_json(), redact=options.redact)
+        return CheckOutcome(document, None, CheckError("could-not-check", message))
+    warnings = [] if matrix.socs else [f"matrix {matrix.source}"]
+    warnings += [f"matrix: {note}" for note in matrix.notes]  # which matrix, and why
+    report = build(target, facts, matrix)
+    log(f"diagnosed in {time.perf_counter() - started:.3f} s")
+    document = report.to_json()
+    from .tickets import changes, matrix_identity
+
+    document["matrix"].update(
+        releases=matrix.releases_source, notes=list(matrix.notes), **matrix_identity(matrix)
+    )
+    if saved is not None:
+        document["changes_since_report"] = changes(saved, document)
+    if options.redact:
+        from .redact import redact_document
+
+        document = redact_document(document)
+    else:
+        document["redacted"] = False
+    return CheckOutcome(document, report, None, tuple(warnings))

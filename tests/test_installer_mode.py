@@ -1,0 +1,129 @@
+"""Installer mode: --quiet, --output, colour and wrapping off a terminal,
+closed pipes on every sub-command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import CliResult, validate_report
+from helpers.wheels import make_venv
+
+Cli = Callable[..., CliResult]
+
+
+def test_quiet_prints_exactly_one_line(cli: Cli, healthy_venv: Path, tmp_path: Path) -> None:
+    healthy = cli("check", "--python", str(healthy_venv), "--quiet", "--no-smoke")
+    assert healthy.code == 0 and healthy.err == ""
+    assert healthy.out.startswith("ok") and healthy.out.count("\n") == 1
+    broken = cli("check", "--python", sys.executable, "-q", "--no-smoke", "--json", "-v")
+    assert broken.code == 1 and broken.err == "" and broken.out.count("\n") == 1
+    assert broken.out.startswith("error: onnxruntime-qnn is not installed [no-onnxruntime-qnn]")
+    assert "pip install onnxruntime-qnn==" in broken.out  # the command that fixes it
+    missing = cli("check", "--python", str(tmp_path / "nothing"), "-q")
+    assert missing.code == 3 and missing.err == ""
+    assert missing.out.startswith("could not check:") and missing.out.count("\n") == 1
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema_version": 1, "facts": []}', encoding="utf-8")
+    refused = cli("check", "--from-report", str(bad), "-q")
+    assert refused.code == 2 and refused.err == "" and refused.out.startswith("bad input:")
+
+
+def test_output_writes_the_redacted_json_beside_the_display(
+    cli: Cli, healthy_venv: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "out" / "report.json"
+    target.parent.mkdir()
+    shown = cli("check", "--python", str(healthy_venv), "--no-smoke", "--output", str(target))
+    assert shown.code == 0 and "0 error(s)" in shown.out
+    written = json.loads(target.read_text("utf-8"))
+    validate_report(written)
+    assert written["redacted"] is True
+    assert [p.name for p in target.parent.iterdir()] == ["report.json"]  # no temporary left
+    quiet = cli("check", "--python", sys.executable, "-q", "--no-smoke", "--output", str(target))
+    assert quiet.out.count("\n") == 1 and quiet.err == ""
+    rewritten = json.loads(target.read_text("utf-8"))
+    validate_report(rewritten)
+    assert "no-onnxruntime-qnn" in {f["id"] for f in rewritten["findings"]}
+    nowhere = cli("check", "--no-smoke", "--output", str(tmp_path / "no" / "dir.json"))
+    assert nowhere.code == 2 and "--output: cannot write" in nowhere.err
+
+
+def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "qnndoctor", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
+
+
+@pytest.fixture(scope="module")
+def long_path_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A venv deep enough that its interpreter path is longer than a terminal line."""
+    folder = tmp_path_factory.mktemp("long")
+    for part in ("a-rather-long-folder-name-for-a-project", "and-another-deep-one", "envs"):
+        folder = folder / part
+    return make_venv(folder / "venv")
+
+
+def test_piped_text_is_not_wrapped_and_has_no_colour(long_path_venv: Path) -> None:
+    assert len(str(long_path_venv)) > 100
+    env = {"NO_COLOR": "", "FORCE_COLOR": "", "COLUMNS": "80"}
+    piped = _run(["check", "--python", str(long_path_venv), "--no-smoke"], env)
+    assert piped.returncode == 1, piped.stderr
+    assert "\x1b[" not in piped.stdout
+    # Every mention of the venv's folder is the whole interpreter path, on one line.
+    folder = str(long_path_venv.parent.parent)
+    mentions = piped.stdout.count(folder)
+    assert mentions >= 3 and piped.stdout.count(str(long_path_venv)) == mentions
+    lines = piped.stdout.splitlines()
+    assert lines[0].endswith(str(long_path_venv))  # the header
+    forced = _run(["check", "--python", str(long_path_venv), "--no-smoke"], {"FORCE_COLOR": "1"})
+    assert "\x1b[1;31m" in forced.stdout  # errors in bold red when colour is forced
+    no_colour = _run(
+        ["check", "--python", str(long_path_venv), "--no-smoke"],
+        {"FORCE_COLOR": "1", "NO_COLOR": "1"},
+    )
+    assert "\x1b[1;31m" not in no_colour.stdout and "31m" not in no_colour.stdout
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["check", "--no-smoke"],
+        ["check", "--no-smoke", "--json"],
+        ["check", "--no-smoke", "--format", "markdown"],
+        ["check", "--list-findings"],
+        ["recommend"],
+        ["recommend", "--platform", "win_arm64", "--python-version", "3.12", "--json"],
+        ["matrix", "--json"],
+        ["report", "-o", "-", "--no-smoke"],
+        ["model", "MODEL", "--no-run"],
+    ],
+)
+def test_a_closed_pipe_ends_quietly_everywhere(tmp_path: Path, command: list[str]) -> None:
+    from qnndoctor.smoke import MODEL
+
+    argv = [
+        sys.executable,
+        "-m",
+        "qnndoctor",
+        *[str(MODEL) if a == "MODEL" else a for a in command],
+    ]
+    child = subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # the reader is gone before the first line is written
+    err = child.stderr.read()
+    child.stderr.close()
+    assert child.wait(timeout=120) in (0, 1), err
+    assert b"Traceback" not in err and b"BrokenPipe" not in err and b"Errno 32" not in err
