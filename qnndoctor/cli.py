@@ -402,6 +402,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "fix":
         from .fix.command import run_fix
 
+        args.owns_process = _OWNS_PROCESS
         return run_fix(args, sys.stdout, sys.stderr)
     if args.command == "check":
         return run_check(args, sys.stdout, sys.stderr)

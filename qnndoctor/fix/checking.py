@@ -1,8 +1,6 @@
-"""The one place ``fix`` gets a report from: the same pipeline as ``check``.
-
-Returns the report's JSON form (unredacted: it stays on this machine). When
-the public pipeline API exists, this function is the only thing to repoint.
-"""
+"""The one place ``fix`` gets a report from: ``check``'s own pipeline
+(``qnndoctor.pipeline``). Returns the report's JSON form, unredacted: it stays
+on this machine."""
 
 from __future__ import annotations
 
@@ -20,38 +18,27 @@ def run_check(
     backend: str = "htp",
     timeout: float = 60.0,
     smoke_timeout: float = 60.0,
+    owns_process: bool = False,
 ) -> dict[str, Any]:
     """Probe ``python`` (a path, an environment folder, ``auto`` or None for
-    this interpreter), run the smoke session, diagnose; the report as JSON."""
-    from .. import cli, matrixdata
-    from ..collect import CouldNotCheck, run_probes
-    from ..facts import ProbeFacts
-    from ..report import build
-    from ..smoke import not_run, run_smoke
-    from ..target import TargetError, resolve
+    this interpreter), run the smoke session, diagnose: `check`'s own pipeline.
+    ``owns_process``: qnndoctor is the console command (it may adopt the smoke
+    session's orphans, as `check` does)."""
+    from ..pipeline import CheckOptions
+    from ..pipeline import run_check as pipeline_check
 
-    if smoke and cli._OWNS_PROCESS:  # as `check` does: adopt the smoke session's orphans
-        from ..containment import become_subreaper
-
-        become_subreaper()
-    try:
-        target = resolve(python)
-        facts = run_probes(target, timeout=timeout).facts
-        if smoke:
-            result = run_smoke(target, facts, backend=backend, timeout=smoke_timeout)
-        else:
-            result = not_run("skipped: planning only", backend)
-    except (TargetError, CouldNotCheck, OSError, ValueError) as exc:
-        raise CheckFailed(str(exc)) from exc
-    facts = facts.with_probe(
-        ProbeFacts(
-            "smoke",
-            "ok",
-            values=result.to_json(),
-            sources={"status": "qnndoctor smoke child (qnndoctor/smoke/child.py) in the target"},
+    outcome = pipeline_check(
+        CheckOptions(
+            python=python,
+            smoke=smoke,
+            backend=backend,
+            timeout=timeout,
+            smoke_timeout=smoke_timeout,
+            redact=False,
+            owns_process=owns_process,
         )
     )
-    matrix = matrixdata.load_or_empty()
-    document = build(target, facts, matrix).to_json()
-    document["matrix"].update(releases=matrix.releases_source, notes=list(matrix.notes))
-    return document
+    if outcome.error is not None or outcome.report is None:
+        message = outcome.error.message if outcome.error is not None else "no report"
+        raise CheckFailed(message)
+    return outcome.document

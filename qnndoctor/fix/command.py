@@ -75,7 +75,12 @@ def _run(args: argparse.Namespace, err: TextIO, result: dict[str, Any]) -> int:
 
     _log(err, "checking the target (probes + smoke session)")
     try:
-        before = run_check(args.python, smoke=True, backend=args.backend)
+        before = run_check(
+            args.python,
+            smoke=True,
+            backend=args.backend,
+            owns_process=getattr(args, "owns_process", False),
+        )
         python = str(before["target"]["python"])
         environment = inspect(python).environment
     except (CheckFailed, InspectFailed) as exc:
@@ -162,7 +167,12 @@ def _apply(
         if failure is None:
             _log(err, "proving it: a fresh check with the smoke session")
             try:
-                after = run_check(python, smoke=True, backend=args.backend)
+                after = run_check(
+                    python,
+                    smoke=True,
+                    backend=args.backend,
+                    owns_process=getattr(args, "owns_process", False),
+                )
             except CheckFailed as exc:
                 failure = f"the proof could not run: {exc}"
             else:
