@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 import pytest
+from helpers.profiles import win_arm64
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
@@ -36,21 +37,7 @@ def _matrix(up_to: str | None = None, issues: Any = ISSUES) -> ReleaseMatrix:
 
 
 def _profile(**changes: Any) -> Profile:
-    base = Profile(
-        python=(3, 11),
-        free_threaded=False,
-        os="windows",
-        arch="arm64",
-        native_arch="arm64",
-        emulated=False,
-        glibc=None,
-        htp_arch=73,
-        htp_arch_source="SC8380XP",
-        system_qnn=None,
-        system_qnn_source=None,
-        python_exe=r"C:\py\python.exe",
-    )
-    return dataclasses.replace(base, **changes)
+    return win_arm64(**{'python': (3, 11), **changes})
 
 
 SDK = {"system_qnn": Version("2.22.0"), "system_qnn_source": r"env QNN_SDK_ROOT: C:\qnn\2.22"}

@@ -107,17 +107,21 @@ def test_piped_text_is_not_wrapped_and_has_no_colour(long_path_venv: Path) -> No
         ["matrix", "--json"],
         ["report", "-o", "-", "--no-smoke"],
         ["model", "MODEL", "--no-run"],
+        ["explain", "--log", "LOG"],
+        ["explain", "--log", "LOG", "--json"],
     ],
 )
 def test_a_closed_pipe_ends_quietly_everywhere(tmp_path: Path, command: list[str]) -> None:
     from qnndoctor.smoke import MODEL
 
-    argv = [
-        sys.executable,
-        "-m",
-        "qnndoctor",
-        *[str(MODEL) if a == "MODEL" else a for a in command],
-    ]
+    log = tmp_path / "log.txt"
+    log.write_text(
+        "onnxruntime-qnn 1.19.0\nUserWarning: Specified provider 'QNNExecutionProvider' "
+        "is not in available provider names.\n" * 50,
+        encoding="utf-8",
+    )
+    files = {"MODEL": str(MODEL), "LOG": str(log)}
+    argv = [sys.executable, "-m", "qnndoctor", *[files.get(a, a) for a in command]]
     child = subprocess.Popen(
         argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path
     )

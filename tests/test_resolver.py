@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import CliResult
+from helpers.profiles import win_arm64
 from packaging.version import Version
 
 from qnndoctor.matrixdata import load
@@ -49,21 +50,7 @@ def _matrix(
 
 
 def _win_arm64(**changes: Any) -> Profile:
-    base = Profile(
-        python=(3, 12),
-        free_threaded=False,
-        os="windows",
-        arch="arm64",
-        native_arch="arm64",
-        emulated=False,
-        glibc=None,
-        htp_arch=73,
-        htp_arch_source="SC8380XP",
-        system_qnn=None,
-        system_qnn_source=None,
-        python_exe=r"C:\py\python.exe",
-    )
-    return dataclasses.replace(base, **changes)
+    return win_arm64(**{**changes})
 
 
 ARM = "cp312-cp312-win_arm64"
