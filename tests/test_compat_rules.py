@@ -37,7 +37,7 @@ def _matrix(up_to: str | None = None, issues: Any = ISSUES) -> ReleaseMatrix:
 
 
 def _profile(**changes: Any) -> Profile:
-    return win_arm64(**{'python': (3, 11), **changes})
+    return win_arm64(**{"python": (3, 11), **changes})
 
 
 SDK = {"system_qnn": Version("2.22.0"), "system_qnn_source": r"env QNN_SDK_ROOT: C:\qnn\2.22"}

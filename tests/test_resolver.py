@@ -49,10 +49,6 @@ def _matrix(
     )
 
 
-def _win_arm64(**changes: Any) -> Profile:
-    return win_arm64(**{**changes})
-
-
 ARM = "cp312-cp312-win_arm64"
 X64 = "cp312-cp312-win_amd64"
 
@@ -69,18 +65,18 @@ _RELEASES = (
 
 def test_newest_fitting_release_and_why_newer_ones_are_ruled_out() -> None:
     matrix = _matrix(*_RELEASES)
-    sdk = _win_arm64(
+    sdk = win_arm64(
         system_qnn=Version("2.40.0"), system_qnn_source=r"env QNN_SDK_ROOT: C:\\Qualcomm\\2.40"
     )
-    rec = recommend(_win_arm64(htp_arch=79), matrix)
+    rec = recommend(win_arm64(htp_arch=79), matrix)
     assert rec.status == "ok" and str(rec.chosen.version) == "1.24.1"  # type: ignore[union-attr]
     assert rec.commands == (r'C:\py\python.exe -m pip install "onnxruntime-qnn==1.24.1"',)
-    no_stub = recommend(_win_arm64(htp_arch=75), matrix)
+    no_stub = recommend(win_arm64(htp_arch=75), matrix)
     assert str(no_stub.chosen.version) == "1.24.1"  # type: ignore[union-attr]
-    newer_x_elite = recommend(_win_arm64(htp_arch=81), matrix)
+    newer_x_elite = recommend(win_arm64(htp_arch=81), matrix)
     assert str(newer_x_elite.chosen.version) == "1.24.1"  # type: ignore[union-attr]
     only_73 = _matrix(*[r for r in _RELEASES if r[0] != "1.24.1"])
-    rec = recommend(_win_arm64(htp_arch=75), only_73)
+    rec = recommend(win_arm64(htp_arch=75), only_73)
     assert rec.status == "nothing-fits"
     (first, _older) = rec.ruled_out
     assert str(first.version) == "1.23.2"
@@ -103,7 +99,7 @@ def test_each_axis() -> None:
         ("2.3.0rc1", [_file("2.3.0rc1", ARM, "win_arm64")]),
         ("2.2.0", [_file("2.2.0", ARM, "win_arm64")]),
     )
-    rec = recommend(_win_arm64(), matrix)
+    rec = recommend(win_arm64(), matrix)
     axes = {str(v.version): v.reasons[0].axis for v in rec.ruled_out}
     assert axes == {
         "2.7.0": "no-wheel-for-platform",
@@ -112,7 +108,7 @@ def test_each_axis() -> None:
         "2.4.0": "no-stub-for-htp-arch",
     }
     assert str(rec.chosen.version) == "2.2.0"  # type: ignore[union-attr]
-    with_pre = recommend(_win_arm64(), matrix, allow_prerelease=True)
+    with_pre = recommend(win_arm64(), matrix, allow_prerelease=True)
     assert str(with_pre.chosen.version) == "2.3.0rc1"  # type: ignore[union-attr]
 
 
@@ -126,7 +122,7 @@ def _libs(htp_header: str, stub: str | None) -> list[dict[str, Any]]:
 
 
 def test_emulated_x64_python_on_arm64() -> None:
-    emulated = _win_arm64(arch="x86_64", emulated=True)
+    emulated = win_arm64(arch="x86_64", emulated=True)
     x64 = _matrix(
         (
             "1.18.0",
@@ -176,7 +172,7 @@ def test_known_issue_pins_the_companion() -> None:
         ("2.3.0", [_file("2.3.0", ARM, "win_arm64", requires_dist=["onnxruntime>=1.24.2"])]),
         issues=[issue],
     )
-    rec = recommend(_win_arm64(), matrix)
+    rec = recommend(win_arm64(), matrix)
     assert rec.commands[-1].endswith('"onnxruntime-qnn==2.3.0" "onnxruntime>=1.24.2,<1.28"')
 
 
