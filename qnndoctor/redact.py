@@ -17,9 +17,12 @@ _URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*[:;]//)[^/\s@]+@")
 _BARE_CREDENTIALS = re.compile(r"(?<![\w/\\.%+-])[\w.%+-]+[:;][^\s/\\@'\"<>;:]+@(?=[\w-])")
 # A user name at least this long is replaced wherever it appears between
 # non-letters, not only as a whole path component (``/data/zedkowalski-9_models``,
-# ``C:\work\zedkowalski_projects``). Inside a word it is kept: user "tim" must
-# not turn "onnxruntime" (a key, a module name) into "onnxrun<user>e".
+# ``C:\work\zedkowalski_projects``). A short one is kept inside a word: user
+# "tim" must not turn "onnxruntime" (a key, a module name) into "onnxrun<user>e".
 MIN_USER_ANYWHERE = 3
+# From this length a name is replaced inside words too (``zedkowalskiModels``):
+# ordinary words and keys do not contain a 6-letter user name by chance.
+MIN_USER_INSIDE_WORDS = 6
 _SECRET_ASSIGNMENT = re.compile(
     r"(?i)\b([A-Z0-9_]*(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY)[A-Z0-9_]*)=([^\s;]+)"
 )
@@ -46,12 +49,16 @@ class Redactor:
             key=len,
             reverse=True,
         )
-        # A user name of 3+ characters is replaced wherever it appears between
-        # non-letters, in any case, together with its Windows 8.3 short form
-        # (ZEDKOW~1); a shorter one ("ai") only as a whole path component.
+        # A user name of 6+ characters is replaced wherever it appears, 3 to 5
+        # characters wherever it stands between non-letters, in any case,
+        # together with its Windows 8.3 short form (ZEDKOW~1); a shorter one
+        # ("ai") only as a whole path component.
         self._users: list[tuple[str, re.Pattern[str]]] = []
         for user in sorted({u for u in users if u}, key=len, reverse=True):
-            if len(user) >= MIN_USER_ANYWHERE:
+            if len(user) >= MIN_USER_INSIDE_WORDS:
+                pattern = rf"(?i){re.escape(user)}"
+                self._users.append((user.lower(), re.compile(pattern)))
+            elif len(user) >= MIN_USER_ANYWHERE:
                 pattern = rf"(?i)(?<![A-Za-z]){re.escape(user)}(?![A-Za-z])"
                 self._users.append((user.lower(), re.compile(pattern)))
             else:

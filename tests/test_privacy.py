@@ -105,9 +105,12 @@ def test_the_real_environment_of_this_machine_is_redacted_too(
         assert home not in out
 
 
-def test_a_user_name_inside_a_word_is_kept() -> None:
-    """Letters on both sides: an ordinary word (or a key) that happens to
-    contain the name, not the name."""
+def test_a_short_user_name_inside_a_word_is_kept() -> None:
+    """Letters on both sides of a 3-5 letter name: an ordinary word (or a key)
+    that happens to contain it, not the name. From 6 letters on, the name is
+    replaced inside words too."""
     redactor = Redactor([], ["tim", "ron"], [])
     assert redactor.text("onnxruntime environment") == "onnxruntime environment"
     assert redactor.text("/work/tim_models/TIM-2") == "/work/<user>_models/<user>-2"
+    long_name = Redactor([], ["zedkowalski"], [])
+    assert long_name.text("/data/ZedKowalskiModels/x") == "/data/<user>Models/x"
