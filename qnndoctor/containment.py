@@ -175,8 +175,6 @@ class MarkerSweep:
     def sweep(self) -> tuple[int, ...]:
         if self.quick_scan() == [] and not _subreaper:
             return ()  # the common case, decided in about a millisecond
-        import psutil
-
         killed: list[int] = []
         # Twice: a process forking at the moment of the first pass has a
         # child the second pass sees.
@@ -185,14 +183,33 @@ class MarkerSweep:
             victims += [p for p in self.adopted() if p.pid not in {v.pid for v in victims}]
             if not victims:
                 break
-            for proc in victims:
-                try:
-                    proc.kill()
-                    killed.append(proc.pid)
-                except (psutil.NoSuchProcess, psutil.AccessDenied):
-                    continue
-            psutil.wait_procs(victims, timeout=0.3)
+            killed += kill_processes(victims, wait_s=0.3)
         return tuple(sorted(set(killed)))
+
+
+def kill_processes(victims: list[Any], wait_s: float) -> list[int]:
+    """SIGKILL each psutil process; wait at most ``wait_s`` for them to go. A
+    killed process that stays a zombie (its new parent has not reaped it: in
+    containers, sometimes never) counts as dead. Returns the pids killed."""
+    import psutil
+
+    killed: list[int] = []
+    for proc in victims:
+        try:
+            proc.kill()
+            killed.append(proc.pid)
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    deadline = time.monotonic() + wait_s
+    for proc in victims:
+        while time.monotonic() < deadline:
+            try:
+                if proc.status() == psutil.STATUS_ZOMBIE:
+                    break
+            except psutil.NoSuchProcess:
+                break
+            time.sleep(0.01)
+    return killed
 
 
 class Kernel32(Protocol):

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Protocol
 
-from .containment import Containment, for_this_platform
+from .containment import Containment, for_this_platform, kill_processes
 
 DEFAULT_OUTPUT_CAP = 4 * 1024 * 1024
 # How long after the time limit ``run`` may take to kill, sweep and drain.
@@ -115,12 +115,7 @@ class _CappedReader(threading.Thread):
 
 
 def kill_tree(pid: int, wait_s: float = 0.5) -> tuple[int, ...]:
-    """Kill a process and all its descendants; returns the pids killed.
-
-    Waits at most ``wait_s``: a killed grandchild may stay a zombie until
-    its new parent reaps it (in containers, sometimes never), which counts
-    as dead here.
-    """
+    """Kill a process and all its descendants; returns the pids killed."""
     import psutil  # imported here: only needed when something must die
 
     try:
@@ -128,23 +123,7 @@ def kill_tree(pid: int, wait_s: float = 0.5) -> tuple[int, ...]:
         victims = [*parent.children(recursive=True), parent]
     except psutil.NoSuchProcess:
         return ()
-    killed: list[int] = []
-    for proc in victims:
-        try:
-            proc.kill()
-            killed.append(proc.pid)
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            continue
-    deadline = time.monotonic() + wait_s
-    for proc in victims:
-        while time.monotonic() < deadline:
-            try:
-                if proc.status() == psutil.STATUS_ZOMBIE:
-                    break
-            except psutil.NoSuchProcess:
-                break
-            time.sleep(0.01)
-    return tuple(killed)
+    return tuple(kill_processes(victims, wait_s))
 
 
 def _kill_group(pgid: int) -> None:

@@ -69,18 +69,30 @@ def real_wheels() -> dict[str, Path]:
     return wheels
 
 
-@pytest.fixture(scope="session")
-def healthy_venv(tmp_path_factory: pytest.TempPathFactory, real_wheels: dict[str, Path]) -> Path:
-    """onnxruntime-qnn 2.7.0 + its onnxruntime (+ numpy, which importing
-    onnxruntime needs): the healthy reference setup."""
-    python = make_venv(tmp_path_factory.mktemp("healthy") / "venv")
+def runtime_venv(
+    root: Path,
+    real_wheels: dict[str, Path],
+    onnxruntime: str,
+    onnxruntime_qnn: str,
+    *,
+    with_pip: bool = False,
+) -> Path:
+    """A real venv holding real onnxruntime + onnxruntime-qnn wheels (+ numpy,
+    which importing onnxruntime needs); its python."""
+    python = make_venv(root, with_pip=with_pip)
     pip_install(
         python,
-        str(real_wheels["onnxruntime==1.31.1"]),
-        str(real_wheels["onnxruntime-qnn==2.7.0"]),
+        str(real_wheels[f"onnxruntime=={onnxruntime}"]),
+        str(real_wheels[f"onnxruntime-qnn=={onnxruntime_qnn}"]),
         str(real_wheels["numpy==2.4.6"]),
     )
     return python
+
+
+@pytest.fixture(scope="session")
+def healthy_venv(tmp_path_factory: pytest.TempPathFactory, real_wheels: dict[str, Path]) -> Path:
+    """onnxruntime-qnn 2.7.0 + its onnxruntime: the healthy reference setup."""
+    return runtime_venv(tmp_path_factory.mktemp("healthy") / "venv", real_wheels, "1.31.1", "2.7.0")
 
 
 @dataclass(frozen=True)
@@ -92,7 +104,11 @@ class CliResult:
     def json(self) -> dict[str, Any]:
         data = json.loads(self.out)
         assert isinstance(data, dict)
-        if {"tool", "facts", "findings"} <= data.keys():  # a report: every one must match its schema
+        if {
+            "tool",
+            "facts",
+            "findings",
+        } <= data.keys():  # a report: every one must match its schema
             validate_report(data)
         return data
 

@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliResult, validate_report
-from helpers.wheels import make_venv, pip_install
+from conftest import CliResult, runtime_venv, validate_report
 
 import qnndoctor
 
@@ -24,14 +23,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 def floated_venv(tmp_path_factory: pytest.TempPathFactory, real_wheels: dict[str, Path]) -> Path:
     """onnxruntime-qnn 2.3.0 floated onto onnxruntime 1.31.1, newer than the
     plugin was built for (it requires onnxruntime <1.28)."""
-    python = make_venv(tmp_path_factory.mktemp("floated") / "venv")
-    pip_install(
-        python,
-        str(real_wheels["onnxruntime==1.31.1"]),
-        str(real_wheels["onnxruntime-qnn==2.3.0"]),
-        str(real_wheels["numpy==2.4.6"]),
-    )
-    return python
+    return runtime_venv(tmp_path_factory.mktemp("floated") / "venv", real_wheels, "1.31.1", "2.3.0")
 
 
 def _ids(document: dict[str, Any]) -> list[str]:

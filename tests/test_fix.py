@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliResult
+from conftest import CliResult, runtime_venv
 from helpers.wheels import build_wheel, pip_install, site_packages
 
 Cli = Callable[..., CliResult]
@@ -25,15 +25,7 @@ def pip_venv(tmp_path_factory: pytest.TempPathFactory, real_wheels: dict[str, Pa
     """A venv WITH its own pip (fix runs the target's pip), holding the healthy
     reference setup: onnxruntime 1.31.1 + onnxruntime-qnn 2.7.0 + numpy."""
     root = tmp_path_factory.mktemp("fixbase") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(root)], check=True, timeout=300)
-    python = root / "bin" / "python"
-    pip_install(
-        python,
-        str(real_wheels["onnxruntime==1.31.1"]),
-        str(real_wheels["onnxruntime-qnn==2.7.0"]),
-        str(real_wheels["numpy==2.4.6"]),
-    )
-    return python
+    return runtime_venv(root, real_wheels, "1.31.1", "2.7.0", with_pip=True)
 
 
 @pytest.fixture

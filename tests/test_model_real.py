@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliResult
+from conftest import CliResult, runtime_venv
 from helpers import onnx_models
 from helpers.onnx_models import validate_model_document
-from helpers.wheels import make_venv, pip_install
 
 from qnndoctor.model.placement import placement_from_log, run_placement
 from qnndoctor.runner import Completed, SubprocessRunner
@@ -27,14 +26,7 @@ pytestmark = pytest.mark.real_ort
 @pytest.fixture(scope="module")
 def old_qnn_venv(tmp_path_factory: pytest.TempPathFactory, real_wheels: dict[str, Path]) -> Path:
     """onnxruntime-qnn 2.3.0 (QNN 2.47.0) with onnxruntime 1.27.0: an older, working runtime."""
-    python = make_venv(tmp_path_factory.mktemp("oldqnn") / "venv")
-    pip_install(
-        python,
-        str(real_wheels["onnxruntime==1.27.0"]),
-        str(real_wheels["onnxruntime-qnn==2.3.0"]),
-        str(real_wheels["numpy==2.4.6"]),
-    )
-    return python
+    return runtime_venv(tmp_path_factory.mktemp("oldqnn") / "venv", real_wheels, "1.27.0", "2.3.0")
 
 
 @pytest.fixture(scope="module")

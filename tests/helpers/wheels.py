@@ -54,13 +54,13 @@ def build_wheel(
     return path
 
 
-def make_venv(root: Path, python: str = sys.executable) -> Path:
-    """A real venv (without pip: the host's pip installs into it)."""
+def make_venv(root: Path, python: str = sys.executable, *, with_pip: bool = False) -> Path:
+    """A real venv (by default without pip: the host's pip installs into it)."""
     subprocess.run(
-        [python, "-m", "venv", "--without-pip", str(root)],
+        [python, "-m", "venv", *([] if with_pip else ["--without-pip"]), str(root)],
         check=True,
         stdin=subprocess.DEVNULL,
-        timeout=120,
+        timeout=300,
     )
     return root / "bin" / "python"
 
