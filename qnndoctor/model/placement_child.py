@@ -137,20 +137,7 @@ def run(result: Dict[str, Any], model: str, backend: str, runs: int) -> None:
 
 def main(argv: List[str]) -> int:
     model, backend, runs = argv[0], argv[1], int(argv[2])
-    started = time.perf_counter()
-    result: Dict[str, Any] = {}
-    try:
-        run(result, model, backend, runs)
-    except BaseException as exc:  # noqa: BLE001 - every Python-level failure is reported
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        import traceback
-
-        result["status"] = "failed"
-        result["exception"] = dict(_error(exc), traceback=traceback.format_exc(limit=6))
-    result["child_duration_s"] = round(time.perf_counter() - started, 4)
-    smoke_child._emit(result)
-    return 0
+    return int(smoke_child.report_run(run, model, backend, runs))
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import json
 import os
 import sys
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 MARKER = "@@qnndoctor-smoke@@"
 BACKEND_FILES = {"htp": "QnnHtp", "gpu": "QnnGpu", "cpu": "QnnCpu"}
@@ -198,12 +198,13 @@ def run(result: Dict[str, Any], model: str, expected_path: str, backend: str) ->
         result["status"] = "passed"
 
 
-def main(argv: List[str]) -> int:
-    model, expected, backend = argv[:3]
+def report_run(run_child: Callable[..., None], *args: Any) -> int:
+    """Run ``run_child(result, *args)`` and print its result line, whatever
+    Python-level failure happens (the model placement child shares this)."""
     started = time.perf_counter()
     result: Dict[str, Any] = {}
     try:
-        run(result, model, expected, backend)
+        run_child(result, *args)
     except BaseException as exc:  # noqa: BLE001 - every Python-level failure is reported
         if isinstance(exc, KeyboardInterrupt):
             raise
@@ -218,6 +219,11 @@ def main(argv: List[str]) -> int:
     result["child_duration_s"] = round(time.perf_counter() - started, 4)
     _emit(result)
     return 0
+
+
+def main(argv: List[str]) -> int:
+    model, expected, backend = argv[:3]
+    return report_run(run, model, expected, backend)
 
 
 if __name__ == "__main__":
