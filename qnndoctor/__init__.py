@@ -11,6 +11,7 @@ REPORT_SCHEMA_VERSION = 1
 RECOMMEND_SCHEMA_VERSION = 1  # recommend --json, recommend --platform ... --json
 EXPLAIN_SCHEMA_VERSION = 2  # explain --json
 MATRIX_SCHEMA_VERSION = 1  # matrix --json
+FIX_SCHEMA_VERSION = 1  # fix --json
 
 # The Python API (qnndoctor/api.py), imported on first use: `import qnndoctor`
 # stays as cheap as reading this file.

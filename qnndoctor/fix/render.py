@@ -6,13 +6,19 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from .. import __version__
+from .. import FIX_SCHEMA_VERSION, __version__
 
 
 def json_document(result: dict[str, Any], out: TextIO) -> None:
     from ..redact import redact_document
 
-    document = redact_document({"tool": {"name": "qnndoctor", "version": __version__}, **result})
+    document = redact_document(
+        {
+            "schema_version": FIX_SCHEMA_VERSION,
+            "tool": {"name": "qnndoctor", "version": __version__},
+            **result,
+        }
+    )
     out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 
