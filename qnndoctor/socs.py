@@ -82,6 +82,29 @@ def find_soc(text: str, socs: Sequence[Soc]) -> Soc:
     return found[0]
 
 
+def mentioned_soc(text: str, socs: Sequence[Soc]) -> tuple[Soc, str] | None:
+    """The SoC a free text (a pasted log) mentions somewhere, and the name it
+    used: a part number first, then the longest marketing name."""
+    squashed = re.sub(r"[^a-z0-9]", "", text.lower())
+    best: tuple[int, Soc, str] | None = None
+    for soc in socs:
+        for name in (soc.part, *soc.aliases):
+            token = re.sub(r"[^a-z0-9]", "", name.lower())
+            if (
+                len(token) >= 5
+                and token in squashed
+                and (best is None or best[0] < 1000 + len(token))
+            ):
+                best = (1000 + len(token), soc, name)
+        for name in soc.marketing_names:
+            words = re.escape(name).replace(r"\ ", r"[\s\-]*")
+            if re.search(rf"(?<![\w]){words}(?![\w+])", text, re.IGNORECASE) and (
+                best is None or best[0] < len(name)
+            ):
+                best = (len(name), soc, name)
+    return None if best is None else (best[1], best[2])
+
+
 def identify(facts: Facts, matrix: Matrix) -> SocMatch | None:
     """The SoC the soc probe's facts name: the Windows processor name and
     Linux socinfo first (``matrixdata.identify_soc``), then the device tree's

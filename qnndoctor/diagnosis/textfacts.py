@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..matrixdata import Soc
+from ..socs import mentioned_soc
 from .facts import DiagnosisFacts, Fact, from_items, soc_name
 
 _VERSION = r"(\d+\.\d+(?:\.\d+)?(?:\.?(?:dev|rc|post|a|b)\d*)?)"
@@ -58,7 +59,9 @@ _QAIRT_PATH = re.compile(r"(?:qairt|qnn)[\\/_-]v?(2\.\d+\.\d+)(?:\.\d+)?", re.IG
 _PYTHON_TEMPLATE = re.compile(
     r"^\W*Python(?: version)?\s*[:=]?\s*v?(3\.\d+(?:\.\d+)?)\b", re.IGNORECASE
 )
-_PYTHON_BANNER = re.compile(r"\bPython (3\.\d+\.\d+)\b|^\s*(3\.\d+\.\d+)\+? \((?:tags|main|heads|default)[/,]")
+_PYTHON_BANNER = re.compile(
+    r"\bPython (3\.\d+\.\d+)\b|^\s*(3\.\d+\.\d+)\+? \((?:tags|main|heads|default)[/,]"
+)
 _MSC_ARCH = re.compile(
     r"\[MSC v\.\d+ (?:64|32) bit \((?P<arch>ARM64|AMD64|Intel)\)\]", re.IGNORECASE
 )
@@ -283,28 +286,6 @@ _TEMPLATE_OS = {
 }
 
 
-def _socs_in(text: str, socs: tuple[Soc, ...]) -> tuple[Soc, str] | None:
-    """The SoC a log names (part number first, then the longest marketing name)."""
-    squashed = re.sub(r"[^a-z0-9]", "", text.lower())
-    best: tuple[int, Soc, str] | None = None
-    for soc in socs:
-        for name in (soc.part, *soc.aliases):
-            token = re.sub(r"[^a-z0-9]", "", name.lower())
-            if (
-                len(token) >= 5
-                and token in squashed
-                and (best is None or best[0] < 1000 + len(token))
-            ):
-                best = (1000 + len(token), soc, name)
-        for name in soc.marketing_names:
-            words = re.escape(name).replace(r"\ ", r"[\s\-]*")
-            if re.search(rf"(?<![\w]){words}(?![\w+])", text, re.IGNORECASE) and (
-                best is None or best[0] < len(name)
-            ):
-                best = (len(name), soc, name)
-    return None if best is None else (best[1], best[2])
-
-
 def from_text(text: str, socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
     """Every fact the text states about its own machine, each with its line."""
     lines = text.splitlines()
@@ -356,7 +337,7 @@ def from_text(text: str, socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
             items.append(
                 Fact("flavours", names, "pip lines: " + ", ".join(sorted(flavours.values())))
             )
-    if socs and (hit := _socs_in(text, socs)):
+    if socs and (hit := mentioned_soc(text, socs)):
         soc, named = hit
         source = f"the log names {named!r} (SoC table)"
         items.append(Fact("soc", soc_name(soc), source))
