@@ -62,7 +62,8 @@ def _shared_options(parser: argparse.ArgumentParser, target: Any) -> None:
     target.add_argument(
         "--from-report",
         metavar="FILE",
-        help="use the facts of a saved `check --json` report (a ticket) instead of probing",
+        help="the facts of a saved `check --json` report (a ticket): check re-diagnoses "
+        "them instead of probing; explain adds them to the facts the text states",
     )
     parser.add_argument(
         "--no-redact",
