@@ -16,6 +16,9 @@ from qnndoctor.diagnosis.catalogue import load
 CORPUS = Path(__file__).parent / "diagnosis_corpus"
 
 
+PARTS = sorted(p.stem for p in CORPUS.glob("*.json"))
+
+
 def _cases(name: str) -> list[dict[str, Any]]:
     path = CORPUS / f"{name}.json"
     if not path.is_file():
@@ -25,7 +28,12 @@ def _cases(name: str) -> list[dict[str, Any]]:
     return cases
 
 
-@pytest.mark.parametrize("name", ["dev", "heldout"])
+def test_every_part_is_a_development_or_a_held_out_part() -> None:
+    assert "dev" in PARTS and "heldout" in PARTS
+    assert all(name.startswith(("dev", "heldout")) for name in PARTS), PARTS
+
+
+@pytest.mark.parametrize("name", PARTS)
 def test_cases_are_real_public_reports_with_a_label(name: str) -> None:
     cases = _cases(name)
     ids = {s.id for s in load().signatures}
@@ -34,17 +42,19 @@ def test_cases_are_real_public_reports_with_a_label(name: str) -> None:
         assert 20 <= len(case["text"]) <= 4000, case["id"]
         assert case["diagnosis"], case["id"]
         expected = case["expected"]
-        assert expected in ids or (name == "heldout" and expected.startswith("none:")), (
+        assert expected in ids or (name.startswith("heldout") and expected.startswith("none:")), (
             case["id"],
             expected,
         )
     assert len({c["url"] for c in cases}) == len(cases), "one case per thread"
 
 
-def test_corpus_size_and_no_thread_in_both_parts() -> None:
-    dev, heldout = _cases("dev"), _cases("heldout")
-    assert len(dev) + len(heldout) >= 60
-    assert not {c["url"] for c in dev} & {c["url"] for c in heldout}
+def test_corpus_size_and_no_thread_in_two_parts() -> None:
+    urls = [c["url"].rstrip("/").lower() for name in PARTS for c in _cases(name)]
+    assert len(urls) >= 60
+    assert len(set(urls)) == len(urls), "a thread is in two cases or two parts"
+    ids = [c["id"] for name in PARTS for c in _cases(name)]
+    assert len(set(ids)) == len(ids), "case ids are unique across parts"
 
 
 def test_healthy_texts_raise_no_error_candidate() -> None:
