@@ -21,12 +21,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # mypy reads matrix/ as the top-level package ``matrix``
     from matrix import refresh
-else:
-    try:
-        from qnndoctor.matrix import refresh
-    except ImportError:  # a source checkout that is not installed
-        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-        from qnndoctor.matrix import refresh
+else:  # the maintainers' tool lives in the repository (matrix/refresh/), not in the wheel
+    sys.path.append(str(Path(__file__).resolve().parent.parent))
+    from matrix import refresh
 
 
 def main(argv: list[str] | None = None) -> int:
