@@ -6,32 +6,52 @@ bytes it reads as a fraction of the total size of the wheels it describes.
 Target: <= 1.5 %. This downloads what a first real refresh downloads
 (about 1 % of the wheels, a few minutes at most): run it rarely.
 
-Usage: python bench/bench_refresh.py [--index-url URL] [--project NAME]
-       [--limit N] [--jobs N] [--target PERCENT] [--output PATH]
+``--serve DIR`` instead serves the project's wheels found in DIR (for
+example the real onnxruntime-qnn wheels the tests download) from a real
+index server on 127.0.0.1 (tests/helpers/index_server.py: JSON simple API,
+HTTP Range) and refreshes against it: repeatable numbers without the network.
+
+Usage: python bench/bench_refresh.py [--index-url URL | --serve DIR]
+       [--project NAME] [--limit N] [--jobs N] [--target PERCENT] [--output PATH]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # mypy reads matrix/ as the top-level package ``matrix``
     from matrix import refresh
-else:
-    try:
-        from qnndoctor.matrix import refresh
-    except ImportError:  # a source checkout that is not installed
-        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-        from qnndoctor.matrix import refresh
+else:  # the maintainers' tool lives in the repository (matrix/refresh/), not in the wheel
+    sys.path.append(str(Path(__file__).resolve().parent.parent))
+    from matrix import refresh
+
+
+@contextlib.contextmanager
+def _served(folder: Path, project: str) -> Iterator[str]:
+    """The index URL of a local server holding ``project``'s wheels in ``folder``."""
+    sys.path.append(str(Path(__file__).resolve().parent.parent / "tests"))
+    from helpers.index_server import Served, serve
+
+    prefix = project.replace("-", "_") + "-"
+    wheels = sorted(p for p in folder.glob("*.whl") if p.name.startswith(prefix))
+    if not wheels:
+        raise SystemExit(f"bench_refresh: no {prefix}*.whl in {folder}")
+    with serve(project, [Served(p.name, p.read_bytes()) for p in wheels]) as server:
+        yield server.url
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--index-url", help="default: pip's configuration")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--index-url", help="default: pip's configuration")
+    where.add_argument("--serve", type=Path, metavar="DIR", help="serve DIR's wheels locally")
     parser.add_argument("--project", default=refresh.DEFAULT_PROJECT)
     parser.add_argument("--limit", type=int, help="only the N newest releases")
     parser.add_argument("--jobs", type=int, default=8)
@@ -39,8 +59,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, help="also write the matrix here")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
+    with contextlib.ExitStack() as stack:
+        index_url = args.index_url
+        if args.serve is not None:
+            index_url = stack.enter_context(_served(args.serve, args.project))
+        return _bench(args, index_url)
+
+
+def _bench(args: argparse.Namespace, index_url: str | None) -> int:
     try:
-        index = refresh.resolve_index_url(args.index_url)
+        index = refresh.resolve_index_url(index_url)
     except refresh.UsageError as exc:
         print(f"bench_refresh: {exc}", file=sys.stderr)
         return 2

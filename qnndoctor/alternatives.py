@@ -10,7 +10,7 @@ from .advice import install_commands, native_arm64_launcher
 from .compat_rules import EMULATION, RULES
 
 if TYPE_CHECKING:
-    from .releases import ReleaseMatrix
+    from .matrixdata.releases import ReleaseMatrix
     from .resolver import Profile, Verdict
 
 

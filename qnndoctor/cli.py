@@ -388,9 +388,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command in ("recommend", "matrix"):
-        from . import matrix_cli
+        from .matrixdata import command as matrix_command
 
-        handler = matrix_cli.run_recommend if args.command == "recommend" else matrix_cli.run_matrix
+        handler = (
+            matrix_command.run_recommend
+            if args.command == "recommend"
+            else matrix_command.run_matrix
+        )
         return handler(args, sys.stdout, sys.stderr)
     if args.command == "explain":
         from .explain_cli import run_explain

@@ -37,7 +37,7 @@ from .compat_rules import (
 )
 from .facts import Facts
 from .matrixdata import Matrix
-from .releases import Release, ReleaseMatrix, WheelFile
+from .matrixdata.releases import Release, ReleaseMatrix, WheelFile
 from .socs import identify as identify_soc
 from .values import records
 from .wheel_checks import under_x64_emulation

@@ -185,7 +185,7 @@ def what_if_arguments(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_what_if(args: argparse.Namespace, matrix: Matrix, out: TextIO, err: TextIO) -> int:
-    from .matrix_cli import _dump, render_recommendation
+    from .matrixdata.command import _dump, render_recommendation
 
     if args.python is not None:
         err.write(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .libkinds import QNN_RUNTIME
-from .releases import WheelFile
+from .matrixdata.releases import WheelFile
 
 
 def under_x64_emulation(file: WheelFile) -> str | None:

@@ -16,7 +16,7 @@ from conftest import CliResult, validate_report
 
 from qnndoctor import matrixdata
 from qnndoctor._layout import package_dir
-from qnndoctor.matrix_check import STAMP_SUFFIX
+from qnndoctor.matrixdata.checked import STAMP_SUFFIX
 
 Cli = Callable[..., CliResult]
 BUNDLED_TEXT = (package_dir("matrix") or Path()).joinpath("releases.json").read_text("utf-8")

@@ -19,8 +19,8 @@ from qnndoctor._layout import package_dir
 from qnndoctor.compat_rules import CONFIDENCE_WORDS, RULES
 from qnndoctor.consistency import align_fixes
 from qnndoctor.findings import Finding, Fix, Severity
-from qnndoctor.matrix_cli import render_recommendation
-from qnndoctor.releases import ReleaseMatrix, parse
+from qnndoctor.matrixdata.command import render_recommendation
+from qnndoctor.matrixdata.releases import ReleaseMatrix, parse
 from qnndoctor.resolver import Profile, recommend
 
 MATRIX_DIR = package_dir("matrix")

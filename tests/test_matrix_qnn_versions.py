@@ -16,10 +16,12 @@ from test_refresh import PROJECT, Run, make_wheel, noise, run_tool, served, whee
 from qnndoctor._layout import package_dir
 from qnndoctor.libkinds import QNN_RUNTIME
 
-if TYPE_CHECKING:  # mypy sees matrix/ as the top-level package ``matrix`` (as in test_refresh)
+if TYPE_CHECKING:  # mypy sees matrix/ as the top-level package ``matrix`` (mypy_path ".")
     from matrix import refresh
-else:
-    from qnndoctor.matrix import refresh
+else:  # the maintainers' tool is not in the wheel: loaded from the repository
+    from helpers.refresh_tool import load_refresh_tool
+
+    refresh = load_refresh_tool()
 
 __all__ = ["run_tool"]  # the fixture, shared with test_refresh
 

@@ -14,7 +14,7 @@ from helpers.profiles import win_arm64
 from packaging.version import Version
 
 from qnndoctor.matrixdata import load
-from qnndoctor.releases import parse
+from qnndoctor.matrixdata.releases import parse
 from qnndoctor.resolver import Profile, recommend
 
 Cli = Callable[..., CliResult]

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from qnndoctor.matrixdata import load
-from qnndoctor.releases import Release, WheelFile
+from qnndoctor.matrixdata.releases import Release, WheelFile
 from qnndoctor.resolver import (
     NO_PLATFORM,
     NO_PYTHON,

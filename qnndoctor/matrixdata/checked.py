@@ -15,8 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import safejson
-from ._layout import package_dir
+from .. import safejson
+from .._layout import package_dir
 from .releases import ReleaseMatrix, ReleasesError, parse
 
 STAMP_SUFFIX = ".checked"

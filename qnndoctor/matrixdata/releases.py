@@ -1,6 +1,7 @@
 """The release matrix (``matrix/releases.json``) and known issues as values.
 
-Written by ``matrix/refresh.py`` from the published wheels; read here into
+Written by the maintainers' refresh tool (``matrix/refresh/``, not shipped) from
+the published wheels; read here into
 immutable objects for the resolver.
 """
 
@@ -17,7 +18,7 @@ from packaging.tags import Tag
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
-from . import safejson
+from .. import safejson
 
 
 class ReleasesError(Exception):

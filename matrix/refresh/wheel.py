@@ -16,7 +16,7 @@ from qnndoctor._layout import package_dir
 from qnndoctor.binaries.pe import MACHINES, read_pe_bytes
 from qnndoctor.libkinds import QNN_RUNTIME  # the kinds that carry the QNN VERSIONINFO
 
-from .refresh_common import (
+from .common import (
     _HEAD_MAX,
     _METADATA_RE,
     _PKG_QNN_RE,
@@ -29,11 +29,11 @@ from .refresh_common import (
     MemberFailure,
     UsageError,
 )
-from .refresh_index import (
+from .index import (
     Http,
     IndexFile,
 )
-from .refresh_remote import (
+from .ranged_file import (
     Member,
     RemoteFile,
     read_directory,

@@ -16,14 +16,14 @@ from packaging.utils import (
 )
 from packaging.version import Version
 
-from .refresh_common import (
+from .common import (
     CACHE_VERSION,
     Log,
 )
-from .refresh_index import (
+from .index import (
     IndexFile,
 )
-from .refresh_wheel import (
+from .wheel import (
     Analysis,
 )
 

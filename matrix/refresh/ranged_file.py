@@ -12,7 +12,7 @@ from typing import IO
 
 import httpx
 
-from .refresh_common import (
+from .common import (
     _CONTENT_RANGE_RE,
     _FULL_READ_MAX,
     _HEAD_CHUNK,
@@ -23,11 +23,8 @@ from .refresh_common import (
     Log,
     MemberFailure,
 )
-from .refresh_index import (
-    Http,
-    IndexFile,
-    public_url,
-)
+from .index import Http, IndexFile
+from .pip_config import public_url
 
 # --------------------------------------------------------------------------
 # Reading a remote file by ranges (or once whole, when ranges do not work)

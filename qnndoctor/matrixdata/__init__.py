@@ -1,4 +1,12 @@
-"""Loading the maintained matrix data (``qnndoctor.matrix``) into values."""
+"""The runtime side of the matrix: loading the maintained data
+(``qnndoctor.matrix``: SoCs, known issues, releases) into values.
+
+The data itself lives in ``matrix/`` (shipped as ``qnndoctor.matrix``); the
+maintainers' tool that regenerates ``releases.json`` is ``matrix/refresh/``
+(not shipped). Here: ``releases`` (the release matrix as values),
+``checked`` (a downloaded matrix checked against its schema), ``command``
+(``qnndoctor recommend`` and ``qnndoctor matrix show|update``).
+"""
 
 from __future__ import annotations
 
@@ -9,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._layout import package_dir
-from .facts import Facts
-from .matrix_check import load_checked
+from .._layout import package_dir
+from ..facts import Facts
+from .checked import load_checked
 from .releases import ReleaseMatrix, ReleasesError
 from .releases import load as load_releases
 
@@ -88,7 +96,7 @@ def _releases(
         )
         try:
             # The updated matrix in the user cache is checked against the
-            # schema (once per content, see matrix_check); a file named with
+            # schema (once per content, see checked.py); a file named with
             # --matrix is checked whole (every record built: hand-made test
             # matrices need not carry provenance); the bundled one is checked
             # by the tests.

@@ -9,16 +9,16 @@ import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import (
+from .. import (
     MATRIX_SCHEMA_VERSION,
     RECOMMEND_SCHEMA_VERSION,
     __version__,
     exitcodes,
-    matrix_check,
     matrixdata,
     safejson,
 )
-from .redact import redact_document
+from ..redact import redact_document
+from . import checked
 from .releases import ReleasesError
 
 
@@ -96,7 +96,7 @@ def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
         out.write(f"\nNo recommendation: {rec.get('reason') or '; '.join(rec.get('notes', []))}\n")
     if rec.get("ruled_out"):
         out.write("\nNewer releases, and why they are ruled out:\n")
-        from .compat_rules import confidence_words
+        from ..compat_rules import confidence_words
 
         # Consecutive releases ruled out for the same reasons share one entry.
         groups: list[tuple[list[str], list[dict[str, Any]]]] = []
@@ -121,15 +121,15 @@ def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
 
 
 def run_recommend(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .collect import CouldNotCheck, run_probes
-    from .report import recommendation_for
-    from .target import TargetError, resolve
+    from ..collect import CouldNotCheck, run_probes
+    from ..report import recommendation_for
+    from ..target import TargetError, resolve
 
     matrix = _matrix(args, err)
     if matrix is None:
         return exitcodes.COULD_NOT_CHECK
     if getattr(args, "platform", None) or getattr(args, "python_version", None):
-        from .whatif import run_what_if
+        from ..whatif import run_what_if
 
         if not getattr(args, "platform", None):
             err.write("qnndoctor: error: --python-version needs --platform (what-if mode)\n")
@@ -158,7 +158,7 @@ def run_recommend(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .resolver import releases_summary
+    from ..resolver import releases_summary
 
     matrix = _matrix(args, err)
     if matrix is None:
@@ -275,7 +275,7 @@ def update_from(
         stream.write(data)
     target = folder / "releases.json"
     Path(temp).replace(target)
-    matrix_check.stamp(target, data)  # checked just now: later runs need not re-check
+    checked.stamp(target, data)  # checked just now: later runs need not re-check
     return target
 
 
@@ -285,7 +285,7 @@ class UpdateError(Exception):
 
 def _validate(document: Any) -> None:
     try:
-        matrix_check.check_document(document)
+        checked.check_document(document)
     except ReleasesError as exc:
         raise UpdateError(str(exc)) from exc
 
