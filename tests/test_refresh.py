@@ -36,7 +36,7 @@ else:  # the maintainers' tool is not in the wheel: loaded from the repository
 
     refresh = load_refresh_tool()
 
-from qnndoctor.binaries.pe import read_pe, read_pe_bytes
+from qnndoctor.binaries.pe import read_pe, read_pe_bytes, read_pe_header
 
 PROJECT = "onnxruntime-qnn"
 SCHEMA = json.loads(
@@ -721,9 +721,67 @@ def test_corrupt_zips(run_tool: Callable[..., Run]) -> None:
     assert result.code == refresh.EXIT_WHEELS  # written, but an error in the exit code
     records = result.files()
     assert records[good[0]]["error"] is None
-    assert records[no_eocd[0]]["error"] == "bad zip: no end-of-central-directory record"
-    assert "bad central directory" in (records[bad_cd[0]]["error"] or "")
-    assert "bad central directory: entry 0" in (records[bad_entry[0]]["error"] or "")
+    # zipfile's own words, behind "bad zip" / "bad central directory".
+    assert records[no_eocd[0]]["error"] == "bad zip: File is not a zip file"
+    assert records[bad_cd[0]]["error"] == (
+        "bad central directory: member onnxruntime_qnn/__init__.py lies outside the archive data"
+    )
+    assert records[bad_entry[0]]["error"] == "bad zip: Bad magic number for central directory"
+    for name in (no_eocd[0], bad_cd[0], bad_entry[0]):
+        assert records[name]["libraries"] == [] and records[name]["qnn_version"] is None
+        assert f"error in {name}: bad " in result.err
+    assert "Traceback" not in result.err
+
+
+def test_truncated_and_tiny_wheels_are_recorded_errors(run_tool: Callable[..., Run]) -> None:
+    """A wheel cut short (an interrupted upload or mirror sync), a few bytes, or
+    nothing at all: each is that file's error, the others are read."""
+    good = wheel_2x_linux()
+    name, data = wheel_2x_arm64()
+    half = (name.replace("cp312-cp312", "cp311-cp311"), data[: len(data) // 2])
+    # Cut just before the end record: the directory is there, its end is not.
+    no_end = (name.replace("cp312-cp312", "cp313-cp313"), data[:-22])
+    tiny = (name.replace("cp312-cp312", "cp314-cp314"), b"PK\x05\x06")
+    empty = (name.replace("cp312-cp312", "cp310-cp310"), b"")
+    with serve(PROJECT, [served(w) for w in (good, half, no_end, tiny, empty)]) as server:
+        result = run_tool(server)
+    assert result.code == refresh.EXIT_WHEELS
+    records = result.files()
+    assert records[good[0]]["error"] is None
+    for broken in (half, no_end, tiny, empty):
+        assert records[broken[0]]["error"] == "bad zip: File is not a zip file", broken[0]
+    assert "Traceback" not in result.err
+    assert "4 with errors" in result.err
+
+
+def test_damaged_members_are_that_library_s_error(run_tool: Callable[..., Run]) -> None:
+    """A destroyed local header (METADATA) and a library whose bytes are no
+    PE although they start like one: errors on those entries, the rest read."""
+    base = "onnxruntime_qnn/"
+    name, data = make_wheel(
+        "2.7.0",
+        "cp312-cp312-win_arm64",
+        {
+            base + "build_and_package_info.py": package_info("2.7.0", "2.37.1"),
+            base + "QnnHtp.dll": big_pe(MACHINE_ARM64, 100_000, 81),
+            base + "QnnHtpPrepare.dll": b"MZ" + noise(50_000, 82),
+        },
+    )
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        info = archive.getinfo("onnxruntime_qnn-2.7.0.dist-info/METADATA")
+    damaged = bytearray(data)
+    damaged[info.header_offset : info.header_offset + 4] = b"XXXX"
+    with serve(PROJECT, [Served(name, bytes(damaged))]) as server:
+        result = run_tool(server)
+    assert result.code == refresh.EXIT_WHEELS
+    record = result.files()[name]
+    assert record["requires_dist_source"] != "metadata"
+    assert "METADATA: bad member data: Bad magic number for file header" in record["error"]
+    prepare = lib(record, base + "QnnHtpPrepare.dll")
+    assert prepare["machine"] is None and "PEFormatError" in prepare["error"]
+    assert lib(record, base + "QnnHtp.dll")["machine"] == "ARM64"
+    assert record["qnn_version"]["version"] == "2.37.1"
+    assert "Traceback" not in result.err
 
 
 def test_bad_member_data_and_unsupported_methods(run_tool: Callable[..., Run]) -> None:
@@ -1022,6 +1080,16 @@ def test_read_pe_bytes_matches_read_pe(tmp_path: Path) -> None:
     truncated = read_pe_bytes(image[:0x300])
     assert "truncated: 768 bytes in memory" in truncated["error"]
     assert "PEFormatError" in read_pe_bytes(b"MZ nonsense")["error"]
+
+
+def test_read_pe_header_needs_only_the_headers() -> None:
+    """The refresh tool reads a DLL's machine from its first KiB (inflated out
+    of a wheel) with the same pefile reader as installed DLLs."""
+    image = build_pe(MACHINE_ARM64, version=(2, 37, 1, 0), strings=qnn_strings())
+    assert read_pe_header(image[:1024]) == {"machine_code": MACHINE_ARM64, "machine": "ARM64"}
+    assert read_pe_header(build_pe(MACHINE_AMD64)[:1024])["machine"] == "AMD64"
+    assert "PEFormatError" in read_pe_header(image[:0x50])["error"]  # cut inside the headers
+    assert "PEFormatError" in read_pe_header(b"MZ" + bytes(100))["error"]
 
 
 # ---------------------------------------------------------------- the committed matrix

@@ -6,6 +6,7 @@ import importlib
 import importlib.util
 import struct
 import sys
+import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 from packaging.metadata import parse_email
 
 from qnndoctor._layout import package_dir
-from qnndoctor.binaries.pe import MACHINES, read_pe_bytes
+from qnndoctor.binaries.pe import read_pe_bytes, read_pe_header
 from qnndoctor.libkinds import QNN_RUNTIME  # the kinds that carry the QNN VERSIONINFO
 
 from .common import (
@@ -29,17 +30,24 @@ from .common import (
     MemberFailure,
     UsageError,
 )
-from .index import (
-    Http,
-    IndexFile,
-)
-from .ranged_file import (
-    Member,
-    RemoteFile,
-    read_directory,
-    read_member,
-    read_member_head,
-)
+from .index import Http, IndexFile
+from .members import open_wheel, read_member, read_member_head
+from .ranged_file import RangedFile
+
+_ELF_HEAD = 64  # an ELF header (and enough to tell ELF from PE)
+_HEAD_FIRST = 1024  # a DLL's DOS, file and optional headers (SizeOfHeaders is usually 1 KiB)
+
+
+def _head_need(head: bytes) -> int:
+    """How much of a binary's start its header reader needs (sizes only:
+    the headers themselves are read by the ELF table and pefile)."""
+    if len(head) < _ELF_HEAD:
+        return _ELF_HEAD
+    return _HEAD_FIRST if head[:2] == b"MZ" else _ELF_HEAD
+
+
+def _more_head(head: bytes) -> int:
+    return _HEAD_MAX
 
 # --------------------------------------------------------------------------
 # What a wheel contains
@@ -219,13 +227,11 @@ def header_machine(head: bytes, probes: Probes) -> tuple[str | None, str | None,
         endian = "<" if head[5] == 1 else ">"
         (code,) = struct.unpack_from(endian + "H", head, 18)
         return probes.elf_machines.get(code, str(code)), "elf-header", None
-    if head[:2] == b"MZ" and len(head) >= 64:
-        (e_lfanew,) = struct.unpack_from("<I", head, 0x3C)
-        sig = head[e_lfanew : e_lfanew + 6]
-        if len(sig) < 6 or sig[:4] != b"PE\0\0":
-            return None, None, "no PE signature where the DOS header points"
-        (code,) = struct.unpack_from("<H", sig, 4)
-        return MACHINES.get(code, f"0x{code:04X}"), "pe-header", None
+    if head[:2] == b"MZ":  # qnndoctor's PE reader (pefile), as for installed DLLs
+        info = read_pe_header(head)
+        if "error" in info:
+            return None, None, str(info["error"])
+        return str(info["machine"]), "pe-header", None
     if not head:
         return None, None, "empty member"
     return None, None, "unrecognised binary header"
@@ -324,53 +330,60 @@ def _from_build_strings(
     )
 
 
-def analyse_wheel(remote: RemoteFile, probes: Probes) -> Analysis:
+def _name(member: zipfile.ZipInfo) -> str:
+    return member.filename
+
+
+def analyse_wheel(remote: RangedFile, probes: Probes) -> Analysis:
     """Read what the matrix records from one wheel, by ranges. Member
     problems stay with that member; file problems raise FileFailure."""
-    members = read_directory(remote)
+    with open_wheel(remote) as archive:
+        return _analyse(archive, remote, probes)
+
+
+def _analyse(archive: zipfile.ZipFile, remote: RangedFile, probes: Probes) -> Analysis:
+    members = [m for m in archive.infolist() if not m.is_dir()]
     member_errors: list[str] = []
 
     requires_python: str | None = None
     requires_dist: tuple[str, ...] = ()
     metadata_read = False
-    metadata = sorted((m for m in members if _METADATA_RE.match(m.name)), key=lambda m: m.name)
+    metadata = sorted((m for m in members if _METADATA_RE.match(m.filename)), key=_name)
     if not metadata:
         member_errors.append("no *.dist-info/METADATA")
     else:
         try:
-            requires_python, requires_dist = _metadata(read_member(remote, metadata[0]))
+            requires_python, requires_dist = _metadata(read_member(archive, remote, metadata[0]))
             metadata_read = True
         except MemberFailure as exc:
-            member_errors.append(f"{metadata[0].name}: {exc}")
+            member_errors.append(f"{metadata[0].filename}: {exc}")
 
     package_info: tuple[str, str] | None = None
-    for member in sorted(members, key=lambda m: m.name):
-        if not member.name.endswith("/build_and_package_info.py"):
+    for member in sorted(members, key=_name):
+        if not member.filename.endswith("/build_and_package_info.py"):
             continue
         try:
-            text = read_member(remote, member).decode("utf-8", "replace")
+            text = read_member(archive, remote, member).decode("utf-8", "replace")
         except MemberFailure as exc:
-            member_errors.append(f"{member.name}: {exc}")
+            member_errors.append(f"{member.filename}: {exc}")
             continue
         match = _PKG_QNN_RE.search(text)
         if match:
-            package_info = (member.name, match.group(1))
+            package_info = (member.filename, match.group(1))
             break
 
     libs: dict[str, Library] = {}
-    lib_members: dict[str, Member] = {}
+    lib_members: dict[str, zipfile.ZipInfo] = {}
     for member in members:
-        if member.name.endswith("/"):
-            continue
-        base = member.name.rsplit("/", 1)[-1]
+        base = member.filename.rsplit("/", 1)[-1]
         kind = probes.classify(base)
         if kind is None:
             continue
-        lib_members[member.name] = member
-        libs[member.name] = Library(
-            path=member.name,
+        lib_members[member.filename] = member
+        libs[member.filename] = Library(
+            path=member.filename,
             kind=kind,
-            size=member.size,
+            size=member.file_size,
             hexagon_version=probes.hexagon_version(base, kind),
         )
 
@@ -378,45 +391,48 @@ def analyse_wheel(remote: RemoteFile, probes: Probes) -> Analysis:
 
     def read_whole_pe(name: str) -> None:
         try:
-            data = read_member(remote, lib_members[name])
+            data = read_member(archive, remote, lib_members[name])
         except MemberFailure as exc:
             libs[name] = replace(libs[name], error=str(exc))
             return
-        machine, source, error = header_machine(data[:_HEAD_MAX], probes)
         if libs[name].kind in QNN_RUNTIME:
             build_strings.extend((name, b) for b in qnn_build_strings(data))
-        info: dict[str, Any] = read_pe_bytes(data) if source == "pe-header" else {"error": error}
+        if data[:2] != b"MZ":
+            machine, source, error = header_machine(data[:_HEAD_MAX], probes)
+            libs[name] = replace(libs[name], machine=machine, machine_source=source, error=error)
+            return
+        info: dict[str, Any] = read_pe_bytes(data)
         strings = info.get("strings") or {}
         parsed = "error" not in info
         libs[name] = replace(
             libs[name],
-            machine=str(info["machine"]) if parsed and info.get("machine") else machine,
-            machine_source="pe-load-config" if parsed else source,
+            machine=info.get("machine"),
+            machine_source="pe-load-config" if parsed else "pe-header" if "machine" in info else None,
             product_version=strings.get("ProductVersion"),
             file_version=strings.get("FileVersion"),
-            error=info.get("error") or error,
+            error=info.get("error"),
         )
 
     # VERSIONINFO: the smallest QNN DLL of each library folder that has one
     # (win_amd64 2.x wheels carry an amd64 and an arm64ec folder).
     fully_read: set[str] = set()
     pe_infos: list[tuple[str, str]] = []
-    by_folder: dict[str, list[Member]] = {}
+    by_folder: dict[str, list[zipfile.ZipInfo]] = {}
     for name, member in lib_members.items():
         if (
             libs[name].kind in QNN_RUNTIME
             and name.lower().endswith(".dll")
-            and member.compressed_size <= _VERSIONINFO_MAX_COMPRESSED
+            and member.compress_size <= _VERSIONINFO_MAX_COMPRESSED
         ):
             by_folder.setdefault(name.rsplit("/", 1)[0], []).append(member)
     for folder in sorted(by_folder):
-        candidates = sorted(by_folder[folder], key=lambda m: (m.compressed_size, m.name))
+        candidates = sorted(by_folder[folder], key=lambda m: (m.compress_size, m.filename))
         for member in candidates[:_VERSIONINFO_TRIES]:
-            fully_read.add(member.name)
-            read_whole_pe(member.name)
-            product = libs[member.name].product_version
+            fully_read.add(member.filename)
+            read_whole_pe(member.filename)
+            product = libs[member.filename].product_version
             if product:
-                pe_infos.append((member.name, product))
+                pe_infos.append((member.filename, product))
                 break
     for name, lib in sorted(libs.items()):
         if lib.kind == "ort_providers_shared" and name.lower().endswith(".dll"):
@@ -428,11 +444,14 @@ def analyse_wheel(remote: RemoteFile, probes: Probes) -> Analysis:
         if name in fully_read or lib.kind == "signed_catalog":
             continue
         try:
-            head = read_member_head(remote, lib_members[name])
+            head = read_member_head(archive, remote, lib_members[name], _head_need)
+            machine, source, error = header_machine(head, probes)
+            if error and len(head) == _HEAD_FIRST:  # PE headers further in than usual
+                head = read_member_head(archive, remote, lib_members[name], _more_head)
+                machine, source, error = header_machine(head, probes)
         except MemberFailure as exc:
             libs[name] = replace(lib, error=str(exc))
             continue
-        machine, source, error = header_machine(head, probes)
         libs[name] = replace(lib, machine=machine, machine_source=source, error=error)
 
     for name, lib in sorted(libs.items()):
@@ -456,12 +475,12 @@ def analyse_wheel(remote: RemoteFile, probes: Probes) -> Analysis:
 
 def read_wheel(http: Http, index_file: IndexFile, probes: Probes, log: Log) -> Analysis:
     """``analyse_wheel`` that never raises: failures become the record's error."""
-    remote = RemoteFile(http, index_file, log)
+    remote = RangedFile(http, index_file, log)
     try:
         return analyse_wheel(remote, probes)
     except (FileFailure, MemberFailure) as exc:
         error = str(exc)
-    except (struct.error, ValueError, OSError) as exc:
+    except (zipfile.BadZipFile, struct.error, ValueError, EOFError, OSError) as exc:
         error = f"bad zip: {type(exc).__name__}: {exc}"
     finally:
         remote.close()
