@@ -207,3 +207,25 @@ def test_a_relative_interpreter_path_reaches_the_smoke_child(
     report = cli("check", "--python", str(relative), "--json").json()
     assert Path(report["target"]["python"]).is_absolute()
     assert report["smoke"]["status"] == "passed"
+
+
+def test_recommend_pre_reaches_the_resolver_when_probing(
+    cli: Cli, healthy_venv: Path, tmp_path: Path
+) -> None:
+    """`recommend --pre` for a probed interpreter (not only in what-if mode):
+    a matrix whose newest release is a pre-release offers it only with --pre."""
+    from qnndoctor._layout import package_dir
+
+    folder = package_dir("matrix")
+    assert folder is not None
+    data = json.loads((folder / "releases.json").read_text("utf-8"))
+    newest = next(r for r in data["releases"] if r["version"] == "2.7.0")
+    pre = json.loads(json.dumps(newest).replace("2.7.0", "2.8.0rc1"))
+    data["releases"].append(pre)
+    matrix = tmp_path / "releases.json"
+    matrix.write_text(json.dumps(data), "utf-8")
+    args = ("recommend", "--python", str(healthy_venv), "--matrix", str(matrix), "--json")
+    plain = cli(*args).json()["recommendation"]
+    with_pre = cli(*args, "--pre").json()["recommendation"]
+    assert plain["version"] == "2.7.0", plain
+    assert with_pre["version"] == "2.8.0rc1", with_pre

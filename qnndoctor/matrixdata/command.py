@@ -117,9 +117,9 @@ def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
 
 
 def run_recommend(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..collect import CouldNotCheck, run_probes
-    from ..report import recommendation_for
-    from ..target import TargetError, resolve
+    from ..collect import CouldNotCheck
+    from ..pipeline import recommend_here
+    from ..target import TargetError
 
     matrix = _matrix(args, err)
     if matrix is None:
@@ -132,12 +132,12 @@ def run_recommend(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return exitcodes.USAGE
         return run_what_if(args, matrix, out, err)
     try:
-        target = resolve(args.python)
-        facts = run_probes(target, timeout=args.timeout).facts
+        target, rec = recommend_here(
+            args.python, matrix, allow_prerelease=args.pre, timeout=args.timeout
+        )
     except (TargetError, CouldNotCheck) as exc:
         err.write(f"qnndoctor: could not check: {exc}\n")
         return exitcodes.COULD_NOT_CHECK
-    rec = recommendation_for(facts, matrix)
     if args.json:
         document: dict[str, Any] = {
             "schema_version": RECOMMEND_SCHEMA_VERSION,
