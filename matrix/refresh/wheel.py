@@ -1,4 +1,6 @@
-"""What a wheel contains: its libraries, machine types, QNN version, METADATA."""
+"""What a wheel contains: its METADATA, its native libraries and their machine
+types (ELF header, or qnndoctor's pefile reader), the QNN version evidence;
+read by ranges, member by member, through ``members``."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import importlib.util
 import struct
 import sys
 import zipfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -21,8 +23,6 @@ from .common import (
     _HEAD_MAX,
     _METADATA_RE,
     _PKG_QNN_RE,
-    _QNN_BUILD_STRING_RE,
-    _QNN_VERSION_RE,
     _VERSIONINFO_MAX_COMPRESSED,
     _VERSIONINFO_TRIES,
     FileFailure,
@@ -32,7 +32,9 @@ from .common import (
 )
 from .index import Http, IndexFile
 from .members import open_wheel, read_member, read_member_head
+from .qnn_version import decide_qnn_version, qnn_build_strings
 from .ranged_file import RangedFile
+from .records import Analysis, Library
 
 _ELF_HEAD = 64  # an ELF header (and enough to tell ELF from PE)
 _HEAD_FIRST = 1024  # a DLL's DOS, file and optional headers (SizeOfHeaders is usually 1 KiB)
@@ -48,141 +50,6 @@ def _head_need(head: bytes) -> int:
 
 def _more_head(head: bytes) -> int:
     return _HEAD_MAX
-
-# --------------------------------------------------------------------------
-# What a wheel contains
-
-
-@dataclass(frozen=True)
-class Library:
-    """A native library in a wheel (one ``classify()`` kind)."""
-
-    path: str
-    kind: str
-    size: int
-    hexagon_version: int | None
-    machine: str | None = None
-    machine_source: str | None = None
-    product_version: str | None = None
-    file_version: str | None = None
-    error: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "kind": self.kind,
-            "size": self.size,
-            "hexagon_version": self.hexagon_version,
-            "machine": self.machine,
-            "machine_source": self.machine_source,
-            "product_version": self.product_version,
-            "file_version": self.file_version,
-            "error": self.error,
-        }
-
-    @staticmethod
-    def from_json(data: Mapping[str, Any]) -> Library:
-        return Library(
-            path=str(data["path"]),
-            kind=str(data["kind"]),
-            size=int(data["size"]),
-            hexagon_version=_opt_int(data.get("hexagon_version")),
-            machine=_opt_str(data.get("machine")),
-            machine_source=_opt_str(data.get("machine_source")),
-            product_version=_opt_str(data.get("product_version")),
-            file_version=_opt_str(data.get("file_version")),
-            error=_opt_str(data.get("error")),
-        )
-
-
-@dataclass(frozen=True)
-class QnnVersion:
-    """The bundled QNN SDK version and what says so."""
-
-    version: str
-    build: str | None
-    evidence: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"version": self.version, "build": self.build, "evidence": list(self.evidence)}
-
-    @staticmethod
-    def from_json(data: Any) -> QnnVersion | None:
-        if not isinstance(data, Mapping):
-            return None
-        return QnnVersion(
-            version=str(data["version"]),
-            build=_opt_str(data.get("build")),
-            evidence=tuple(str(e) for e in data.get("evidence") or ()),
-        )
-
-
-@dataclass(frozen=True)
-class Analysis:
-    """What was read out of one wheel (the cacheable part of its record)."""
-
-    requires_python: str | None = None  # from METADATA
-    requires_dist: tuple[str, ...] = ()
-    metadata_read: bool = False
-    libraries: tuple[Library, ...] = ()
-    qnn_version: QnnVersion | None = None
-    qnn_version_note: str | None = None
-    fetched_whole: bool = False
-    bytes_read: int = 0
-    requests: int = 0
-    file_size: int | None = None  # as the server told it (for indexes without sizes)
-    error: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "requires_python": self.requires_python,
-            "requires_dist": list(self.requires_dist),
-            "metadata_read": self.metadata_read,
-            "libraries": [lib.to_json() for lib in self.libraries],
-            "qnn_version": self.qnn_version.to_json() if self.qnn_version else None,
-            "qnn_version_note": self.qnn_version_note,
-            "fetched_whole": self.fetched_whole,
-            "bytes_read": self.bytes_read,
-            "requests": self.requests,
-            "file_size": self.file_size,
-            "error": self.error,
-        }
-
-    @staticmethod
-    def from_json(data: Mapping[str, Any]) -> Analysis:
-        """Strict: an entry missing a field raises (KeyError), so a damaged
-        cache entry is read again rather than trusted."""
-        return Analysis(
-            requires_python=_opt_str(data["requires_python"]),
-            requires_dist=tuple(str(r) for r in data["requires_dist"]),
-            metadata_read=bool(data.get("metadata_read")),
-            libraries=tuple(Library.from_json(lib) for lib in data["libraries"]),
-            qnn_version=QnnVersion.from_json(data["qnn_version"]),
-            qnn_version_note=_opt_str(data["qnn_version_note"]),
-            fetched_whole=bool(data["fetched_whole"]),
-            bytes_read=int(data["bytes_read"]),
-            requests=int(data["requests"]),
-            file_size=_opt_int(data.get("file_size", data.get("size"))),
-            error=_opt_str(data["error"]),
-        )
-
-    @staticmethod
-    def from_record(record: Mapping[str, Any]) -> Analysis:
-        """The analysis inside a releases.json file record (``--previous``)."""
-        from_metadata = record["requires_python_source"] == "metadata"
-        return replace(
-            Analysis.from_json(record),
-            requires_python=_opt_str(record["requires_python"]) if from_metadata else None,
-            metadata_read=record["requires_dist_source"] == "metadata",
-        )
-
-
-def _opt_str(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
-def _opt_int(value: Any) -> int | None:
-    return None if value is None else int(value)
 
 
 @dataclass(frozen=True)
@@ -248,86 +115,6 @@ def _metadata(data: bytes) -> tuple[str | None, tuple[str, ...]]:
 
     dist = tuple(sorted({clean(v) for v in raw.get("requires_dist") or ()}))
     return (clean(requires) if requires else None), dist
-
-
-def _numeric_version(text: str) -> str | None:
-    match = _QNN_VERSION_RE.match(text.strip())
-    return ".".join(match.groups()) if match else None
-
-
-def qnn_build_strings(data: bytes) -> list[str]:
-    """Every QNN build string inside a library's bytes, without the 'v'."""
-    return sorted({m.group(1).decode("ascii") for m in _QNN_BUILD_STRING_RE.finditer(data)})
-
-
-def decide_qnn_version(
-    package_info: tuple[str, str] | None,
-    pe_infos: Sequence[tuple[str, str]] = (),
-    build_strings: Sequence[tuple[str, str]] = (),
-) -> tuple[QnnVersion | None, str | None]:
-    """The QNN version from build_and_package_info.py ((path, qnn_version))
-    and DLL VERSIONINFO ((path, ProductVersion), one per library folder);
-    only when both say nothing, from the QNN build strings compiled into the
-    libraries ((path, build)). ``None`` plus a note when they disagree or say
-    nothing usable: never a guess."""
-    if package_info is None and not pe_infos and build_strings:
-        return _from_build_strings(build_strings)
-    evidence: list[str] = []
-    claims: list[str] = []
-    versions: set[str] = set()
-    builds: set[str] = set()
-    notes: list[str] = []
-    if package_info is not None:
-        path, value = package_info
-        number = _numeric_version(value)
-        if number is None:
-            notes.append(f"{path} has qnn_version {value!r}, not a version number")
-        else:
-            versions.add(number)
-            evidence.append(f"qnn_version {value!r} in {path}")
-            claims.append(f"{path} says {value!r}")
-            if value.strip() != number:
-                builds.add(value.strip())
-    for path, value in pe_infos:
-        number = _numeric_version(value)
-        if number is None:
-            notes.append(f"ProductVersion {value!r} of {path} is not a version number")
-            continue
-        versions.add(number)
-        evidence.append(f"PE VERSIONINFO ProductVersion of {path}")
-        claims.append(f"ProductVersion of {path} says {value!r}")
-        builds.add(value.strip())
-    if len(versions) > 1:
-        return None, "sources disagree: " + "; ".join(claims)
-    if not versions:
-        notes.append(
-            "no evidence: no qnn_version in a build_and_package_info.py "
-            "and no QNN DLL with a VERSIONINFO ProductVersion"
-        )
-        return None, "; ".join(notes)
-    if len(builds) > 1:
-        notes.append("build strings differ: " + ", ".join(sorted(builds)))
-    build = next(iter(builds)) if len(builds) == 1 else None
-    return QnnVersion(versions.pop(), build, tuple(evidence)), "; ".join(notes) or None
-
-
-def _from_build_strings(
-    build_strings: Sequence[tuple[str, str]],
-) -> tuple[QnnVersion | None, str | None]:
-    builds = sorted({build for _path, build in build_strings})
-    if len(builds) > 1:
-        return None, "QNN build strings disagree: " + "; ".join(
-            f"{path} holds {build!r}" for path, build in build_strings
-        )
-    (build,) = builds
-    number = _numeric_version(build)
-    if number is None:  # the pattern guarantees a number; kept for safety
-        return None, f"QNN build string {build!r} is not a version number"
-    evidence = tuple(f"QNN build string 'v{b}' inside {path}" for path, b in build_strings)
-    return (
-        QnnVersion(number, build, evidence),
-        "no VERSIONINFO in the QNN libraries: version read from the build string they carry",
-    )
 
 
 def _name(member: zipfile.ZipInfo) -> str:
@@ -403,11 +190,14 @@ def _analyse(archive: zipfile.ZipFile, remote: RangedFile, probes: Probes) -> An
             return
         info: dict[str, Any] = read_pe_bytes(data)
         strings = info.get("strings") or {}
-        parsed = "error" not in info
+        if "error" not in info:
+            source = "pe-load-config"
+        else:  # a truncated image still names its header's machine
+            source = "pe-header" if info.get("machine_code") is not None else None
         libs[name] = replace(
             libs[name],
             machine=info.get("machine"),
-            machine_source="pe-load-config" if parsed else "pe-header" if "machine" in info else None,
+            machine_source=source,
             product_version=strings.get("ProductVersion"),
             file_version=strings.get("FileVersion"),
             error=info.get("error"),
