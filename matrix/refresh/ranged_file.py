@@ -86,6 +86,8 @@ class RangedFile(io.RawIOBase):
         if self._whole is not None:
             self._whole.close()
             self._whole = None
+        self._starts.clear()
+        self._data.clear()
         super().close()
 
     # -- ranged access
