@@ -12,6 +12,7 @@ RECOMMEND_SCHEMA_VERSION = 1  # recommend --json, recommend --platform ... --jso
 EXPLAIN_SCHEMA_VERSION = 2  # explain --json
 MATRIX_SCHEMA_VERSION = 1  # matrix --json
 FIX_SCHEMA_VERSION = 1  # fix --json
+MODEL_SCHEMA_VERSION = 1  # model --json (also named by its older "schema": "qnndoctor-model/1")
 
 # The Python API (qnndoctor/api.py), imported on first use: `import qnndoctor`
 # stays as cheap as reading this file.

@@ -241,7 +241,6 @@ def recommend(
     values that describe no machine or an unusable matrix, ``RuntimeError``
     when the interpreter cannot be probed."""
     from . import matrixdata
-    from .report import recommendation_for
 
     try:
         used = matrixdata.load(None, Path(matrix) if matrix is not None else None)
@@ -254,14 +253,17 @@ def recommend(
             raise ValueError("platform and python_version go together (what-if mode)")
         answer = what_if(platform, python_version, soc=soc, allow_prerelease=pre, matrix=used)
         return Recommendation.from_json(answer)
-    from .collect import CouldNotCheck, run_probes
-    from .target import TargetError, resolve
+    from .collect import CouldNotCheck
+    from .pipeline import recommend_here
+    from .target import TargetError
 
     try:
-        facts = run_probes(resolve(os.fspath(python) if python else None), timeout=timeout).facts
+        _target, answer = recommend_here(
+            os.fspath(python) if python else None, used, allow_prerelease=pre, timeout=timeout
+        )
     except (TargetError, CouldNotCheck) as exc:
         raise RuntimeError(f"could not check: {exc}") from exc
-    return Recommendation.from_json(recommendation_for(facts, used, allow_prerelease=pre))
+    return Recommendation.from_json(answer)
 
 
 @dataclass(frozen=True)

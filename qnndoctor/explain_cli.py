@@ -102,7 +102,9 @@ def render_text(document: dict[str, Any], out: TextIO) -> None:
     if not candidates:
         out.write("No known failure cause matches this text.\n")
     else:
-        _write_candidate(out, candidates[0], "Most likely cause")
+        guess = candidates[0].get("raised_by") == "resemblance"
+        heading = "Closest known cause (a guess: no catalogued message matched)"
+        _write_candidate(out, candidates[0], heading if guess else "Most likely cause")
         if document["tie"]:
             out.write(f"  tied with {candidates[1]['id']}: {candidates[1].get('tell_apart', '')}\n")
         elif document["why_first"]:

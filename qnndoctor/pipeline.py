@@ -300,6 +300,27 @@ def collect(
     return target, facts, None
 
 
+def recommend_here(
+    python: str | None,
+    matrix: Matrix,
+    *,
+    allow_prerelease: bool = False,
+    timeout: float = 60.0,
+    runner: Runner | None = None,
+) -> tuple[Target, dict[str, Any]]:
+    """Probe an interpreter (no smoke session) and ask the resolver: the one
+    orchestration behind ``qnndoctor recommend`` and ``qnndoctor.recommend``.
+    Raises ``TargetError`` / ``CouldNotCheck`` when the interpreter cannot be
+    probed."""
+    from .collect import run_probes
+    from .report import recommendation_for
+    from .target import resolve
+
+    target = resolve(python)
+    facts = run_probes(target, runner=runner, timeout=timeout).facts
+    return target, recommendation_for(facts, matrix, allow_prerelease=allow_prerelease)
+
+
 def _failed_target(options: CheckOptions) -> dict[str, str] | None:
     if options.python is None and options.from_report:
         return None

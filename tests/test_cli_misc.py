@@ -207,3 +207,51 @@ def test_a_relative_interpreter_path_reaches_the_smoke_child(
     report = cli("check", "--python", str(relative), "--json").json()
     assert Path(report["target"]["python"]).is_absolute()
     assert report["smoke"]["status"] == "passed"
+
+
+def test_recommend_pre_reaches_the_resolver_when_probing(
+    cli: Cli, healthy_venv: Path, tmp_path: Path
+) -> None:
+    """`recommend --pre` for a probed interpreter (not only in what-if mode):
+    a matrix whose newest release is a pre-release offers it only with --pre."""
+    from qnndoctor._layout import package_dir
+
+    folder = package_dir("matrix")
+    assert folder is not None
+    data = json.loads((folder / "releases.json").read_text("utf-8"))
+    newest = next(r for r in data["releases"] if r["version"] == "2.7.0")
+    pre = json.loads(json.dumps(newest).replace("2.7.0", "2.8.0rc1"))
+    data["releases"].append(pre)
+    matrix = tmp_path / "releases.json"
+    matrix.write_text(json.dumps(data), "utf-8")
+    args = ("recommend", "--python", str(healthy_venv), "--matrix", str(matrix), "--json")
+    plain = cli(*args).json()["recommendation"]
+    with_pre = cli(*args, "--pre").json()["recommendation"]
+    assert plain["version"] == "2.7.0", plain
+    assert with_pre["version"] == "2.8.0rc1", with_pre
+
+
+def test_every_json_document_names_its_schema_version_from_one_place(
+    cli: Cli, healthy_venv: Path, tmp_path: Path
+) -> None:
+    """Each sub-command's JSON carries the schema_version declared in
+    qnndoctor/__init__.py, the one place where every contract is named."""
+    import qnndoctor
+
+    model = next(Path(qnndoctor.__file__).parent.joinpath("smoke").glob("*.onnx"))
+    log = tmp_path / "log.txt"
+    log.write_text("QnnDsp <E> error code 1002")
+    python = str(healthy_venv)
+    documents = {
+        "REPORT": cli("check", "--python", python, "--no-smoke", "--json"),
+        "RECOMMEND": cli(
+            "recommend", "--platform", "win_arm64", "--python-version", "3.12", "--json"
+        ),
+        "EXPLAIN": cli("explain", "--log", str(log), "--json"),
+        "MATRIX": cli("matrix", "--json"),
+        "FIX": cli("fix", "--python", python, "--json"),
+        "MODEL": cli("model", str(model), "--python", python, "--no-run", "--json"),
+    }
+    for name, result in documents.items():
+        expected = getattr(qnndoctor, f"{name}_SCHEMA_VERSION")
+        assert result.json()["schema_version"] == expected, (name, result.out[:300])

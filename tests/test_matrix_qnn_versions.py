@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from helpers.index_server import serve
 from helpers.pe_builder import MACHINE_AMD64, MACHINE_ARM64, build_pe
-from test_refresh import PROJECT, Run, make_wheel, noise, run_tool, served, wheel_2x_arm64
+from helpers.refresh_wheels import PROJECT, Run, make_wheel, noise, run_tool, served, wheel_2x_arm64
 
 from qnndoctor._layout import package_dir
 from qnndoctor.libkinds import QNN_RUNTIME
@@ -23,7 +23,7 @@ else:  # the maintainers' tool is not in the wheel: loaded from the repository
 
     refresh = load_refresh_tool()
 
-__all__ = ["run_tool"]  # the fixture, shared with test_refresh
+__all__ = ["run_tool"]  # the fixture, shared from helpers.refresh_wheels
 
 MATRIX_DIR = package_dir("matrix")
 assert MATRIX_DIR is not None

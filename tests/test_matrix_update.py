@@ -17,7 +17,7 @@ from conftest import CliResult
 
 from qnndoctor import matrixdata
 from qnndoctor._layout import package_dir
-from qnndoctor.matrixdata.command import UpdateError, update_from
+from qnndoctor.matrixdata.update import UpdateError, update_from
 
 Cli = Callable[..., CliResult]
 BUNDLED = json.loads((package_dir("matrix") or Path()).joinpath("releases.json").read_text("utf-8"))

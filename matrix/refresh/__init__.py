@@ -10,9 +10,11 @@ published costs one request. See docs/matrix.md.
 
 Modules, by concern: ``pip_config`` (which index: pip's own settings),
 ``index`` (HTTP client and the project page), ``ranged_file`` (the
-range-reading file), ``wheel`` (what one wheel contains), ``cache``
-(records and the per-wheel cache), ``assemble`` (the refresh and the
-document), ``cli`` (the command line).
+range-reading file), ``members`` (zipfile over it), ``wheel`` (what one
+wheel contains), ``records`` (that, as values and JSON), ``qnn_version``
+(the bundled QNN version from its evidence), ``cache`` (file records and
+the per-wheel cache), ``assemble`` (the refresh and the document), ``cli``
+(the command line), ``common`` (constants, errors, the log).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from .common import (
     UsageError,
 )
 from .pip_config import Setting, pip_config_files, public_url, resolve_index_url
-from .wheel import decide_qnn_version, qnn_build_strings
+from .qnn_version import decide_qnn_version, qnn_build_strings
 
 # The tool's interface (tests, bench).
 __all__ = [

@@ -23,7 +23,8 @@ from .cache import Cache, file_record, release_record
 from .common import CACHE_VERSION, DEFAULT_PROJECT, SCHEMA_VERSION, Log
 from .index import Http, IndexFile, IndexPage, fetch_index
 from .pip_config import PIP_DEFAULT, Setting, public_url
-from .wheel import Analysis, load_probes, read_wheel
+from .records import Analysis
+from .wheel import load_probes, read_wheel
 
 
 @dataclass(frozen=True)

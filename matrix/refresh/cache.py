@@ -23,9 +23,7 @@ from .common import (
 from .index import (
     IndexFile,
 )
-from .wheel import (
-    Analysis,
-)
+from .records import Analysis
 
 # --------------------------------------------------------------------------
 # Records

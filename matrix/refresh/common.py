@@ -20,7 +20,7 @@ EXIT_WHEELS = 3  # written, but some wheels could not be read (their records car
 EXIT_SHRINK = 4  # nothing written: the new matrix would drop releases or wheel rows
 
 _TAIL = 65536 + 22  # EOCD plus the longest zip comment: one read finds it
-_HEAD_CHUNK = 2048  # compressed bytes fetched first for a header read
+_HEAD_CHUNK = 2048  # compressed bytes fetched (and read per step) for a header read
 _HEAD_MAX = 65536  # never decompress more than this to find a header
 _LOCAL_EXTRA_GUESS = 64  # local extra fields are usually empty; a guess saves a request
 _VERSIONINFO_TRIES = 3

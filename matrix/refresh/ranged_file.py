@@ -1,40 +1,41 @@
-"""Reading a wheel on the index by HTTP ranges: the range-reading file object
-and the zip structure read through it (central directory, members, headers)."""
+"""A wheel on the index as a seekable, read-only file whose reads are HTTP
+Range requests, so that stdlib ``zipfile`` reads its central directory and
+the few members the matrix needs without downloading the wheel.
+
+Fetched byte ranges are kept (a wheel's tail, a member and its local header),
+so that ``zipfile``'s small reads (the end record, the zip64 locator, a local
+header) cost no request of their own; ``prefetch`` names a span the caller is
+about to read, which then costs one request. When the server ignores or
+refuses ranges, the file is downloaded whole, once, into a temporary file
+and checked against the index's sha256.
+"""
 
 from __future__ import annotations
 
+import bisect
+import errno
 import hashlib
-import struct
+import io
 import tempfile
-import zlib
-from dataclasses import dataclass
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import httpx
 
-from .common import (
-    _CONTENT_RANGE_RE,
-    _FULL_READ_MAX,
-    _HEAD_CHUNK,
-    _HEAD_MAX,
-    _LOCAL_EXTRA_GUESS,
-    _TAIL,
-    FileFailure,
-    Log,
-    MemberFailure,
-)
+from .common import _CONTENT_RANGE_RE, _TAIL, FileFailure, Log
 from .index import Http, IndexFile
 from .pip_config import public_url
 
-# --------------------------------------------------------------------------
-# Reading a remote file by ranges (or once whole, when ranges do not work)
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 
-class RemoteFile:
-    """Byte access to one wheel: ranged reads, remembered segments, and a
-    single whole download (hash-checked) when the server ignores ranges."""
+class RangedFile(io.RawIOBase):
+    """Byte access to one wheel on the index: ranged reads, remembered
+    segments, and a single whole download (hash-checked) when the server
+    ignores ranges. Counts its requests and bytes for the matrix's provenance."""
 
     def __init__(self, http: Http, index_file: IndexFile, log: Log) -> None:
+        super().__init__()
         self.http = http
         self.file = index_file
         self.log = log
@@ -42,13 +43,107 @@ class RemoteFile:
         self.fetched_whole = False
         self.bytes_read = 0
         self.requests = 0
-        self._segments: list[tuple[int, bytes]] = []
+        self._pos = 0
+        self._starts: list[int] = []  # sorted, non-overlapping segments
+        self._data: dict[int, bytes] = {}
         self._whole: IO[bytes] | None = None
+
+    # -- io.RawIOBase
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_SET:
+            position = offset
+        elif whence == io.SEEK_CUR:
+            position = self._pos + offset
+        elif whence == io.SEEK_END:
+            position = self._known_size() + offset
+        else:
+            raise ValueError(f"invalid whence {whence}")
+        if position < 0:  # zipfile expects OSError for a file shorter than an end record
+            raise OSError(errno.EINVAL, "seek before the start of the file")
+        self._pos = position
+        return position
+
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        """Always the whole request (up to the end of the file): zipfile
+        treats a short read of a header or the directory as corruption."""
+        view = memoryview(buffer).cast("B")
+        data = self.read_at(self._pos, len(view))
+        view[: len(data)] = data
+        self._pos += len(data)
+        return len(data)
 
     def close(self) -> None:
         if self._whole is not None:
             self._whole.close()
             self._whole = None
+        self._starts.clear()
+        self._data.clear()
+        super().close()
+
+    # -- ranged access
+
+    def prefetch(self, start: int, length: int) -> None:
+        """Fetch ``start`` .. ``start+length`` now, in one request if none of
+        it is held yet: the caller is about to read it in small pieces."""
+        self.read_at(max(0, start), length)
+
+    def prefetch_tail(self) -> None:
+        """The end record, the zip64 records and usually the whole central
+        directory: the last 64 KiB + 22 bytes, in one request."""
+        size = self._known_size()
+        self.prefetch(size - _TAIL, _TAIL)
+
+    def read_at(self, start: int, length: int) -> bytes:
+        """Bytes ``start`` .. ``start+length`` (clamped to the file): held
+        segments are reused, only the gaps between them are fetched."""
+        end = min(start + length, self._known_size())
+        pieces: list[bytes] = []
+        position = start
+        while position < end:
+            if self._whole is not None:
+                self._whole.seek(position)
+                pieces.append(self._whole.read(end - position))
+                break
+            index = bisect.bisect_right(self._starts, position) - 1
+            if index >= 0:
+                seg_start = self._starts[index]
+                data = self._data[seg_start]
+                if position < seg_start + len(data):
+                    piece = data[position - seg_start : end - seg_start]
+                    pieces.append(piece)
+                    position += len(piece)
+                    continue
+            following = self._starts[index + 1] if index + 1 < len(self._starts) else end
+            gap_end = min(end, following)
+            fetched = self._fetch(f"bytes={position}-{gap_end - 1}", position, gap_end)
+            if self._whole is None:  # the server may have sent everything instead
+                self._remember(position, fetched)
+        return b"".join(pieces)
+
+    def _remember(self, start: int, data: bytes) -> None:
+        if data:
+            bisect.insort(self._starts, start)
+            self._data[start] = data
+
+    def _known_size(self) -> int:
+        """The file size, from the index or else from a suffix range (which
+        also fetches the tail that zipfile reads first)."""
+        if self.size is None and self._whole is None:
+            data = self._fetch(f"bytes=-{_TAIL}", None, None)
+            if self._whole is None and self.size is not None:
+                self._remember(self.size - len(data), data)
+        assert self.size is not None
+        return self.size
 
     def _count_request(self) -> None:
         self.requests += 1
@@ -56,35 +151,6 @@ class RemoteFile:
     def _count(self, n: int) -> None:
         self.bytes_read += n
         self.http.count_bytes(n)
-
-    def tail(self, length: int) -> tuple[int, bytes]:
-        """The last ``length`` bytes and where they start (learns the size when
-        the index did not give it, from a suffix range)."""
-        if self.size is None and self._whole is None:
-            self._fetch(f"bytes=-{length}", None, None)
-        assert self.size is not None
-        start = max(0, self.size - length)
-        return start, self.read(start, self.size - start)
-
-    def read(self, start: int, length: int) -> bytes:
-        """Bytes ``start`` .. ``start+length`` (clamped to the file)."""
-        if self.size is None:
-            self.tail(_TAIL)
-        assert self.size is not None
-        end = min(start + length, self.size)
-        if start < 0 or start >= end:
-            return b""
-        if self._whole is not None:
-            self._whole.seek(start)
-            return self._whole.read(end - start)
-        for seg_start, data in self._segments:
-            if seg_start <= start and end <= seg_start + len(data):
-                return data[start - seg_start : end - seg_start]
-        data = self._fetch(f"bytes={start}-{end - 1}", start, end)
-        if self._whole is not None:  # the server sent everything instead
-            self._whole.seek(start)
-            return self._whole.read(end - start)
-        return data
 
     def _fetch(self, range_header: str, start: int | None, end: int | None) -> bytes:
         """One Range request; falls back to one whole download."""
@@ -117,8 +183,6 @@ class RemoteFile:
                 url, {"Accept-Encoding": "identity"}, whole, counter=self._count_request
             )
             return b""
-        if kind == "range":
-            self._segments.append((first, data))
         return data
 
     def _ranged_body(
@@ -187,197 +251,13 @@ class RemoteFile:
         except BaseException:
             spool.close()
             raise
-        self.close()
+        if self._whole is not None:
+            self._whole.close()
         self._whole = spool
         self.size = got
+        self._starts.clear()  # the whole file answers every read from now on
+        self._data.clear()
         checked = "sha256 verified" if self.file.sha256 else "no sha256 in the index to verify"
         self.log.warning(
             f"{self.file.filename}: {reason}; downloaded the whole file once ({got} bytes, {checked})"
         )
-
-
-# --------------------------------------------------------------------------
-# Zip structure read through RemoteFile
-
-
-@dataclass(frozen=True)
-class Member:
-    """A central directory entry."""
-
-    name: str
-    flags: int
-    method: int
-    crc: int
-    compressed_size: int
-    size: int
-    offset: int
-
-
-def _zip64_extra(extra: bytes, size: int, csize: int, offset: int) -> tuple[int, int, int]:
-    pos = 0
-    while pos + 4 <= len(extra):
-        tag, length = struct.unpack_from("<HH", extra, pos)
-        body = extra[pos + 4 : pos + 4 + length]
-        if tag == 0x0001:
-            values = list(struct.unpack_from(f"<{len(body) // 8}Q", body))
-            if size == 0xFFFFFFFF and values:
-                size = values.pop(0)
-            if csize == 0xFFFFFFFF and values:
-                csize = values.pop(0)
-            if offset == 0xFFFFFFFF and values:
-                offset = values.pop(0)
-            break
-        pos += 4 + length
-    return size, csize, offset
-
-
-def read_directory(remote: RemoteFile) -> list[Member]:
-    """The central directory, via the end records at the tail of the file."""
-    tail_start, tail = remote.tail(_TAIL)
-    assert remote.size is not None
-    if remote.size < 22:
-        raise FileFailure(f"not a zip file: only {remote.size} bytes")
-    pos = len(tail)
-    eocd = -1
-    while True:
-        pos = tail.rfind(b"PK\x05\x06", 0, pos)
-        if pos < 0:
-            break
-        if pos + 22 <= len(tail):
-            (comment_length,) = struct.unpack_from("<H", tail, pos + 20)
-            if pos + 22 + comment_length <= len(tail):
-                eocd = pos
-                break
-    if eocd < 0:
-        raise FileFailure("bad zip: no end-of-central-directory record")
-    disk, cd_disk, _, count, cd_size, cd_offset = struct.unpack_from("<4H2I", tail, eocd + 4)
-    end_of_cd = tail_start + eocd
-    locator = remote.read(end_of_cd - 20, 20) if end_of_cd >= 20 else b""
-    if locator[:4] == b"PK\x06\x07":
-        _, eocd64_offset, _ = struct.unpack_from("<IQI", locator, 4)
-        record = remote.read(eocd64_offset, 56)
-        if len(record) < 56 or record[:4] != b"PK\x06\x06":
-            raise FileFailure("bad zip: zip64 locator points to no zip64 end record")
-        disk, cd_disk, _, count, cd_size, cd_offset = struct.unpack_from("<2I4Q", record, 16)
-        end_of_cd = eocd64_offset
-    if disk != cd_disk or disk != 0:
-        raise FileFailure("bad zip: multi-disk archives are not wheels")
-    if cd_offset + cd_size > end_of_cd:
-        raise FileFailure(
-            f"bad central directory: it would end at {cd_offset + cd_size}, after its end record at {end_of_cd}"
-        )
-    directory = remote.read(cd_offset, cd_size)
-    members: list[Member] = []
-    pos = 0
-    for index in range(count):
-        if pos + 46 > len(directory) or directory[pos : pos + 4] != b"PK\x01\x02":
-            raise FileFailure(
-                f"bad central directory: entry {index} of {count} is not where expected"
-            )
-        (flags, method, _, _, crc, csize, size, nlen, elen, clen, _, _, _, offset) = (
-            struct.unpack_from("<8xHHHHIIIHHHHHII", directory, pos)
-        )
-        name_bytes = directory[pos + 46 : pos + 46 + nlen]
-        extra = directory[pos + 46 + nlen : pos + 46 + nlen + elen]
-        if len(name_bytes) != nlen or len(extra) != elen:
-            raise FileFailure(f"bad central directory: entry {index} runs past its end")
-        name = name_bytes.decode("utf-8" if flags & 0x800 else "cp437", "replace")
-        size, csize, offset = _zip64_extra(extra, size, csize, offset)
-        if offset + 30 + csize > cd_offset:
-            raise FileFailure(f"bad central directory: member {name} lies outside the archive data")
-        members.append(Member(name, flags, method, crc, csize, size, offset))
-        pos += 46 + nlen + elen + clen
-    return members
-
-
-def _data_start(remote: RemoteFile, member: Member, read_ahead: int) -> int:
-    """Where the member's data starts: after its local header, which is read
-    together with ``read_ahead`` bytes of data (usually one request)."""
-    guess = 30 + len(member.name.encode()) + _LOCAL_EXTRA_GUESS
-    head = remote.read(member.offset, guess + read_ahead)
-    if len(head) < 30 or head[:4] != b"PK\x03\x04":
-        raise MemberFailure(f"no local file header at offset {member.offset}")
-    nlen, elen = struct.unpack_from("<HH", head, 26)
-    return int(member.offset + 30 + nlen + elen)
-
-
-def _check_method(member: Member) -> None:
-    if member.flags & 0x1:
-        raise MemberFailure("encrypted member")
-    if member.method not in (0, 8):
-        raise MemberFailure(
-            f"compression method {member.method} is not supported (only stored and deflated)"
-        )
-
-
-def read_member(remote: RemoteFile, member: Member) -> bytes:
-    """The whole member, decompressed and checked against its CRC."""
-    _check_method(member)
-    if member.size > _FULL_READ_MAX:
-        raise MemberFailure(f"{member.size} bytes uncompressed: too large to read whole")
-    start = _data_start(remote, member, member.compressed_size)
-    raw = remote.read(start, member.compressed_size)
-    if len(raw) != member.compressed_size:
-        raise MemberFailure("bad member data: it runs past the end of the file")
-    if member.method == 0:
-        data = raw
-    else:
-        try:
-            inflater = zlib.decompressobj(-15)
-            data = (
-                inflater.decompress(raw, member.size + 1)
-                if member.size
-                else inflater.decompress(raw)
-            )
-        except zlib.error as exc:
-            raise MemberFailure(f"bad member data: deflate stream: {exc}") from exc
-    if len(data) != member.size or zlib.crc32(data) != member.crc:
-        raise MemberFailure(
-            f"bad member data: {len(data)} bytes with CRC {zlib.crc32(data):08x}, "
-            f"the directory says {member.size} bytes with CRC {member.crc:08x}"
-        )
-    return data
-
-
-def _header_need(head: bytes) -> int:
-    """How many leading bytes identify the binary: the ELF header, or the PE
-    signature and machine that the DOS header points to."""
-    if len(head) < 64:
-        return 64
-    if head[:2] == b"MZ":
-        (e_lfanew,) = struct.unpack_from("<I", head, 0x3C)
-        return min(int(e_lfanew) + 6, _HEAD_MAX)
-    return 64
-
-
-def read_member_head(remote: RemoteFile, member: Member) -> bytes:
-    """Just enough of the start of a member to read its binary header:
-    deflate streams are inflated incrementally from a few KiB."""
-    _check_method(member)
-    chunk = min(_HEAD_CHUNK, member.compressed_size)
-    start = _data_start(remote, member, chunk)
-    end = start + member.compressed_size
-    if member.method == 0:
-        head = remote.read(start, min(member.compressed_size, 64))
-        need = _header_need(head)
-        if need > len(head):
-            head = remote.read(start, min(member.compressed_size, need))
-        return head
-    inflater = zlib.decompressobj(-15)
-    head = b""
-    pos = start
-    while pos < end and not inflater.eof:
-        if len(head) >= _header_need(head):
-            break
-        data = remote.read(pos, min(chunk, end - pos))
-        if not data:
-            break
-        pos += len(data)
-        chunk = min(chunk * 2, 1 << 20)
-        try:
-            head += inflater.decompress(data, _HEAD_MAX - len(head))
-        except zlib.error as exc:
-            raise MemberFailure(f"bad member data: deflate stream: {exc}") from exc
-        if len(head) >= _HEAD_MAX:
-            break
-    return head

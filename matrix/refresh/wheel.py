@@ -1,4 +1,6 @@
-"""What a wheel contains: its libraries, machine types, QNN version, METADATA."""
+"""What a wheel contains: its METADATA, its native libraries and their machine
+types (ELF header, or qnndoctor's pefile reader), the QNN version evidence;
+read by ranges, member by member, through ``members``."""
 
 from __future__ import annotations
 
@@ -6,22 +8,21 @@ import importlib
 import importlib.util
 import struct
 import sys
-from collections.abc import Callable, Mapping, Sequence
+import zipfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from packaging.metadata import parse_email
 
 from qnndoctor._layout import package_dir
-from qnndoctor.binaries.pe import MACHINES, read_pe_bytes
+from qnndoctor.binaries.pe import read_pe_bytes, read_pe_header
 from qnndoctor.libkinds import QNN_RUNTIME  # the kinds that carry the QNN VERSIONINFO
 
 from .common import (
     _HEAD_MAX,
     _METADATA_RE,
     _PKG_QNN_RE,
-    _QNN_BUILD_STRING_RE,
-    _QNN_VERSION_RE,
     _VERSIONINFO_MAX_COMPRESSED,
     _VERSIONINFO_TRIES,
     FileFailure,
@@ -29,152 +30,26 @@ from .common import (
     MemberFailure,
     UsageError,
 )
-from .index import (
-    Http,
-    IndexFile,
-)
-from .ranged_file import (
-    Member,
-    RemoteFile,
-    read_directory,
-    read_member,
-    read_member_head,
-)
+from .index import Http, IndexFile
+from .members import open_wheel, read_member, read_member_head
+from .qnn_version import decide_qnn_version, qnn_build_strings
+from .ranged_file import RangedFile
+from .records import Analysis, Library
 
-# --------------------------------------------------------------------------
-# What a wheel contains
+_ELF_HEAD = 64  # an ELF header (and enough to tell ELF from PE)
+_HEAD_FIRST = 1024  # a DLL's DOS, file and optional headers (SizeOfHeaders is usually 1 KiB)
 
 
-@dataclass(frozen=True)
-class Library:
-    """A native library in a wheel (one ``classify()`` kind)."""
-
-    path: str
-    kind: str
-    size: int
-    hexagon_version: int | None
-    machine: str | None = None
-    machine_source: str | None = None
-    product_version: str | None = None
-    file_version: str | None = None
-    error: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "kind": self.kind,
-            "size": self.size,
-            "hexagon_version": self.hexagon_version,
-            "machine": self.machine,
-            "machine_source": self.machine_source,
-            "product_version": self.product_version,
-            "file_version": self.file_version,
-            "error": self.error,
-        }
-
-    @staticmethod
-    def from_json(data: Mapping[str, Any]) -> Library:
-        return Library(
-            path=str(data["path"]),
-            kind=str(data["kind"]),
-            size=int(data["size"]),
-            hexagon_version=_opt_int(data.get("hexagon_version")),
-            machine=_opt_str(data.get("machine")),
-            machine_source=_opt_str(data.get("machine_source")),
-            product_version=_opt_str(data.get("product_version")),
-            file_version=_opt_str(data.get("file_version")),
-            error=_opt_str(data.get("error")),
-        )
+def _head_need(head: bytes) -> int:
+    """How much of a binary's start its header reader needs (sizes only:
+    the headers themselves are read by the ELF table and pefile)."""
+    if len(head) < _ELF_HEAD:
+        return _ELF_HEAD
+    return _HEAD_FIRST if head[:2] == b"MZ" else _ELF_HEAD
 
 
-@dataclass(frozen=True)
-class QnnVersion:
-    """The bundled QNN SDK version and what says so."""
-
-    version: str
-    build: str | None
-    evidence: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"version": self.version, "build": self.build, "evidence": list(self.evidence)}
-
-    @staticmethod
-    def from_json(data: Any) -> QnnVersion | None:
-        if not isinstance(data, Mapping):
-            return None
-        return QnnVersion(
-            version=str(data["version"]),
-            build=_opt_str(data.get("build")),
-            evidence=tuple(str(e) for e in data.get("evidence") or ()),
-        )
-
-
-@dataclass(frozen=True)
-class Analysis:
-    """What was read out of one wheel (the cacheable part of its record)."""
-
-    requires_python: str | None = None  # from METADATA
-    requires_dist: tuple[str, ...] = ()
-    metadata_read: bool = False
-    libraries: tuple[Library, ...] = ()
-    qnn_version: QnnVersion | None = None
-    qnn_version_note: str | None = None
-    fetched_whole: bool = False
-    bytes_read: int = 0
-    requests: int = 0
-    file_size: int | None = None  # as the server told it (for indexes without sizes)
-    error: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "requires_python": self.requires_python,
-            "requires_dist": list(self.requires_dist),
-            "metadata_read": self.metadata_read,
-            "libraries": [lib.to_json() for lib in self.libraries],
-            "qnn_version": self.qnn_version.to_json() if self.qnn_version else None,
-            "qnn_version_note": self.qnn_version_note,
-            "fetched_whole": self.fetched_whole,
-            "bytes_read": self.bytes_read,
-            "requests": self.requests,
-            "file_size": self.file_size,
-            "error": self.error,
-        }
-
-    @staticmethod
-    def from_json(data: Mapping[str, Any]) -> Analysis:
-        """Strict: an entry missing a field raises (KeyError), so a damaged
-        cache entry is read again rather than trusted."""
-        return Analysis(
-            requires_python=_opt_str(data["requires_python"]),
-            requires_dist=tuple(str(r) for r in data["requires_dist"]),
-            metadata_read=bool(data.get("metadata_read")),
-            libraries=tuple(Library.from_json(lib) for lib in data["libraries"]),
-            qnn_version=QnnVersion.from_json(data["qnn_version"]),
-            qnn_version_note=_opt_str(data["qnn_version_note"]),
-            fetched_whole=bool(data["fetched_whole"]),
-            bytes_read=int(data["bytes_read"]),
-            requests=int(data["requests"]),
-            file_size=_opt_int(data.get("file_size", data.get("size"))),
-            error=_opt_str(data["error"]),
-        )
-
-    @staticmethod
-    def from_record(record: Mapping[str, Any]) -> Analysis:
-        """The analysis inside a releases.json file record (``--previous``)."""
-        from_metadata = record["requires_python_source"] == "metadata"
-        return replace(
-            Analysis.from_json(record),
-            requires_python=_opt_str(record["requires_python"]) if from_metadata else None,
-            metadata_read=record["requires_dist_source"] == "metadata",
-        )
-
-
-def _opt_str(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
-def _opt_int(value: Any) -> int | None:
-    return None if value is None else int(value)
+def _more_head(head: bytes) -> int:
+    return _HEAD_MAX
 
 
 @dataclass(frozen=True)
@@ -219,13 +94,11 @@ def header_machine(head: bytes, probes: Probes) -> tuple[str | None, str | None,
         endian = "<" if head[5] == 1 else ">"
         (code,) = struct.unpack_from(endian + "H", head, 18)
         return probes.elf_machines.get(code, str(code)), "elf-header", None
-    if head[:2] == b"MZ" and len(head) >= 64:
-        (e_lfanew,) = struct.unpack_from("<I", head, 0x3C)
-        sig = head[e_lfanew : e_lfanew + 6]
-        if len(sig) < 6 or sig[:4] != b"PE\0\0":
-            return None, None, "no PE signature where the DOS header points"
-        (code,) = struct.unpack_from("<H", sig, 4)
-        return MACHINES.get(code, f"0x{code:04X}"), "pe-header", None
+    if head[:2] == b"MZ":  # qnndoctor's PE reader (pefile), as for installed DLLs
+        info = read_pe_header(head)
+        if "error" in info:
+            return None, None, str(info["error"])
+        return str(info["machine"]), "pe-header", None
     if not head:
         return None, None, "empty member"
     return None, None, "unrecognised binary header"
@@ -244,133 +117,60 @@ def _metadata(data: bytes) -> tuple[str | None, tuple[str, ...]]:
     return (clean(requires) if requires else None), dist
 
 
-def _numeric_version(text: str) -> str | None:
-    match = _QNN_VERSION_RE.match(text.strip())
-    return ".".join(match.groups()) if match else None
+def _name(member: zipfile.ZipInfo) -> str:
+    return member.filename
 
 
-def qnn_build_strings(data: bytes) -> list[str]:
-    """Every QNN build string inside a library's bytes, without the 'v'."""
-    return sorted({m.group(1).decode("ascii") for m in _QNN_BUILD_STRING_RE.finditer(data)})
-
-
-def decide_qnn_version(
-    package_info: tuple[str, str] | None,
-    pe_infos: Sequence[tuple[str, str]] = (),
-    build_strings: Sequence[tuple[str, str]] = (),
-) -> tuple[QnnVersion | None, str | None]:
-    """The QNN version from build_and_package_info.py ((path, qnn_version))
-    and DLL VERSIONINFO ((path, ProductVersion), one per library folder);
-    only when both say nothing, from the QNN build strings compiled into the
-    libraries ((path, build)). ``None`` plus a note when they disagree or say
-    nothing usable: never a guess."""
-    if package_info is None and not pe_infos and build_strings:
-        return _from_build_strings(build_strings)
-    evidence: list[str] = []
-    claims: list[str] = []
-    versions: set[str] = set()
-    builds: set[str] = set()
-    notes: list[str] = []
-    if package_info is not None:
-        path, value = package_info
-        number = _numeric_version(value)
-        if number is None:
-            notes.append(f"{path} has qnn_version {value!r}, not a version number")
-        else:
-            versions.add(number)
-            evidence.append(f"qnn_version {value!r} in {path}")
-            claims.append(f"{path} says {value!r}")
-            if value.strip() != number:
-                builds.add(value.strip())
-    for path, value in pe_infos:
-        number = _numeric_version(value)
-        if number is None:
-            notes.append(f"ProductVersion {value!r} of {path} is not a version number")
-            continue
-        versions.add(number)
-        evidence.append(f"PE VERSIONINFO ProductVersion of {path}")
-        claims.append(f"ProductVersion of {path} says {value!r}")
-        builds.add(value.strip())
-    if len(versions) > 1:
-        return None, "sources disagree: " + "; ".join(claims)
-    if not versions:
-        notes.append(
-            "no evidence: no qnn_version in a build_and_package_info.py "
-            "and no QNN DLL with a VERSIONINFO ProductVersion"
-        )
-        return None, "; ".join(notes)
-    if len(builds) > 1:
-        notes.append("build strings differ: " + ", ".join(sorted(builds)))
-    build = next(iter(builds)) if len(builds) == 1 else None
-    return QnnVersion(versions.pop(), build, tuple(evidence)), "; ".join(notes) or None
-
-
-def _from_build_strings(
-    build_strings: Sequence[tuple[str, str]],
-) -> tuple[QnnVersion | None, str | None]:
-    builds = sorted({build for _path, build in build_strings})
-    if len(builds) > 1:
-        return None, "QNN build strings disagree: " + "; ".join(
-            f"{path} holds {build!r}" for path, build in build_strings
-        )
-    (build,) = builds
-    number = _numeric_version(build)
-    if number is None:  # the pattern guarantees a number; kept for safety
-        return None, f"QNN build string {build!r} is not a version number"
-    evidence = tuple(f"QNN build string 'v{b}' inside {path}" for path, b in build_strings)
-    return (
-        QnnVersion(number, build, evidence),
-        "no VERSIONINFO in the QNN libraries: version read from the build string they carry",
-    )
-
-
-def analyse_wheel(remote: RemoteFile, probes: Probes) -> Analysis:
+def analyse_wheel(remote: RangedFile, probes: Probes) -> Analysis:
     """Read what the matrix records from one wheel, by ranges. Member
     problems stay with that member; file problems raise FileFailure."""
-    members = read_directory(remote)
+    with open_wheel(remote) as archive:
+        return _analyse(archive, remote, probes)
+
+
+def _analyse(archive: zipfile.ZipFile, remote: RangedFile, probes: Probes) -> Analysis:
+    members = [m for m in archive.infolist() if not m.is_dir()]
     member_errors: list[str] = []
 
     requires_python: str | None = None
     requires_dist: tuple[str, ...] = ()
     metadata_read = False
-    metadata = sorted((m for m in members if _METADATA_RE.match(m.name)), key=lambda m: m.name)
+    metadata = sorted((m for m in members if _METADATA_RE.match(m.filename)), key=_name)
     if not metadata:
         member_errors.append("no *.dist-info/METADATA")
     else:
         try:
-            requires_python, requires_dist = _metadata(read_member(remote, metadata[0]))
+            requires_python, requires_dist = _metadata(read_member(archive, remote, metadata[0]))
             metadata_read = True
         except MemberFailure as exc:
-            member_errors.append(f"{metadata[0].name}: {exc}")
+            member_errors.append(f"{metadata[0].filename}: {exc}")
 
     package_info: tuple[str, str] | None = None
-    for member in sorted(members, key=lambda m: m.name):
-        if not member.name.endswith("/build_and_package_info.py"):
+    for member in sorted(members, key=_name):
+        if not member.filename.endswith("/build_and_package_info.py"):
             continue
         try:
-            text = read_member(remote, member).decode("utf-8", "replace")
+            text = read_member(archive, remote, member).decode("utf-8", "replace")
         except MemberFailure as exc:
-            member_errors.append(f"{member.name}: {exc}")
+            member_errors.append(f"{member.filename}: {exc}")
             continue
         match = _PKG_QNN_RE.search(text)
         if match:
-            package_info = (member.name, match.group(1))
+            package_info = (member.filename, match.group(1))
             break
 
     libs: dict[str, Library] = {}
-    lib_members: dict[str, Member] = {}
+    lib_members: dict[str, zipfile.ZipInfo] = {}
     for member in members:
-        if member.name.endswith("/"):
-            continue
-        base = member.name.rsplit("/", 1)[-1]
+        base = member.filename.rsplit("/", 1)[-1]
         kind = probes.classify(base)
         if kind is None:
             continue
-        lib_members[member.name] = member
-        libs[member.name] = Library(
-            path=member.name,
+        lib_members[member.filename] = member
+        libs[member.filename] = Library(
+            path=member.filename,
             kind=kind,
-            size=member.size,
+            size=member.file_size,
             hexagon_version=probes.hexagon_version(base, kind),
         )
 
@@ -378,45 +178,51 @@ def analyse_wheel(remote: RemoteFile, probes: Probes) -> Analysis:
 
     def read_whole_pe(name: str) -> None:
         try:
-            data = read_member(remote, lib_members[name])
+            data = read_member(archive, remote, lib_members[name])
         except MemberFailure as exc:
             libs[name] = replace(libs[name], error=str(exc))
             return
-        machine, source, error = header_machine(data[:_HEAD_MAX], probes)
         if libs[name].kind in QNN_RUNTIME:
             build_strings.extend((name, b) for b in qnn_build_strings(data))
-        info: dict[str, Any] = read_pe_bytes(data) if source == "pe-header" else {"error": error}
+        if data[:2] != b"MZ":
+            machine, source, error = header_machine(data[:_HEAD_MAX], probes)
+            libs[name] = replace(libs[name], machine=machine, machine_source=source, error=error)
+            return
+        info: dict[str, Any] = read_pe_bytes(data)
         strings = info.get("strings") or {}
-        parsed = "error" not in info
+        if "error" not in info:
+            source = "pe-load-config"
+        else:  # a truncated image still names its header's machine
+            source = "pe-header" if info.get("machine_code") is not None else None
         libs[name] = replace(
             libs[name],
-            machine=str(info["machine"]) if parsed and info.get("machine") else machine,
-            machine_source="pe-load-config" if parsed else source,
+            machine=info.get("machine"),
+            machine_source=source,
             product_version=strings.get("ProductVersion"),
             file_version=strings.get("FileVersion"),
-            error=info.get("error") or error,
+            error=info.get("error"),
         )
 
     # VERSIONINFO: the smallest QNN DLL of each library folder that has one
     # (win_amd64 2.x wheels carry an amd64 and an arm64ec folder).
     fully_read: set[str] = set()
     pe_infos: list[tuple[str, str]] = []
-    by_folder: dict[str, list[Member]] = {}
+    by_folder: dict[str, list[zipfile.ZipInfo]] = {}
     for name, member in lib_members.items():
         if (
             libs[name].kind in QNN_RUNTIME
             and name.lower().endswith(".dll")
-            and member.compressed_size <= _VERSIONINFO_MAX_COMPRESSED
+            and member.compress_size <= _VERSIONINFO_MAX_COMPRESSED
         ):
             by_folder.setdefault(name.rsplit("/", 1)[0], []).append(member)
     for folder in sorted(by_folder):
-        candidates = sorted(by_folder[folder], key=lambda m: (m.compressed_size, m.name))
+        candidates = sorted(by_folder[folder], key=lambda m: (m.compress_size, m.filename))
         for member in candidates[:_VERSIONINFO_TRIES]:
-            fully_read.add(member.name)
-            read_whole_pe(member.name)
-            product = libs[member.name].product_version
+            fully_read.add(member.filename)
+            read_whole_pe(member.filename)
+            product = libs[member.filename].product_version
             if product:
-                pe_infos.append((member.name, product))
+                pe_infos.append((member.filename, product))
                 break
     for name, lib in sorted(libs.items()):
         if lib.kind == "ort_providers_shared" and name.lower().endswith(".dll"):
@@ -428,11 +234,14 @@ def analyse_wheel(remote: RemoteFile, probes: Probes) -> Analysis:
         if name in fully_read or lib.kind == "signed_catalog":
             continue
         try:
-            head = read_member_head(remote, lib_members[name])
+            head = read_member_head(archive, remote, lib_members[name], _head_need)
+            machine, source, error = header_machine(head, probes)
+            if error and len(head) == _HEAD_FIRST:  # PE headers further in than usual
+                head = read_member_head(archive, remote, lib_members[name], _more_head)
+                machine, source, error = header_machine(head, probes)
         except MemberFailure as exc:
             libs[name] = replace(lib, error=str(exc))
             continue
-        machine, source, error = header_machine(head, probes)
         libs[name] = replace(lib, machine=machine, machine_source=source, error=error)
 
     for name, lib in sorted(libs.items()):
@@ -456,12 +265,12 @@ def analyse_wheel(remote: RemoteFile, probes: Probes) -> Analysis:
 
 def read_wheel(http: Http, index_file: IndexFile, probes: Probes, log: Log) -> Analysis:
     """``analyse_wheel`` that never raises: failures become the record's error."""
-    remote = RemoteFile(http, index_file, log)
+    remote = RangedFile(http, index_file, log)
     try:
         return analyse_wheel(remote, probes)
     except (FileFailure, MemberFailure) as exc:
         error = str(exc)
-    except (struct.error, ValueError, OSError) as exc:
+    except (zipfile.BadZipFile, struct.error, ValueError, EOFError, OSError) as exc:
         error = f"bad zip: {type(exc).__name__}: {exc}"
     finally:
         remote.close()

@@ -45,6 +45,23 @@ def read_pe_bytes(data: bytes) -> dict[str, Any]:
     return _describe(image, "in memory")
 
 
+def read_pe_header(head: bytes) -> dict[str, Any]:
+    """The machine type from the first bytes of a DLL (its DOS, file and
+    optional headers), e.g. a member inflated only that far out of a wheel.
+    ``error`` when those headers are not there (not a PE, or cut too short)."""
+    import pefile
+
+    try:
+        image = pefile.PE(data=head, fast_load=True)
+    except pefile.PEFormatError as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    try:
+        machine = int(image.FILE_HEADER.Machine)
+    finally:
+        image.close()
+    return {"machine_code": machine, "machine": MACHINES.get(machine, f"0x{machine:04X}")}
+
+
 def _describe(image: Any, where: str) -> dict[str, Any]:
     """The details ``read_pe`` reports, from an image pefile has opened."""
     import pefile

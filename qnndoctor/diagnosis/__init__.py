@@ -57,7 +57,7 @@ class Diagnosis:
     def confidence(self, rank: int) -> str:
         """How sure the ranking is of this candidate: high / medium / low."""
         candidate = self.verdict.candidates[rank]
-        if rank == 0 and self.verdict.tie:
+        if (rank == 0 and self.verdict.tie) or candidate.raised_by == "resemblance":
             return "low"
         others = [c.score for i, c in enumerate(self.verdict.candidates) if i != rank]
         margin = candidate.score - max(others, default=0)
@@ -86,6 +86,7 @@ class Diagnosis:
                 "score": c.score,
                 "specificity": c.specificity,
                 "confidence": self.confidence(rank),
+                "raised_by": c.raised_by,
                 "catalogue_confidence": s.confidence,
                 "cause": s.cause,
                 "fix": s.fix_for(os_name, known),
@@ -120,10 +121,12 @@ def diagnose(
     socs: tuple[Soc, ...] = (),
     catalogue: Catalogue | None = None,
     text_facts: bool = True,
+    resemblance: bool = True,
 ) -> Diagnosis:
     """Rank the catalogued causes of ``text``. Raises CatalogueError when the
     installed catalogue is unusable and none is given. ``text_facts=False``
-    ignores what the text says about its machine (matching on the text alone)."""
+    ignores what the text says about its machine (matching on the text alone).
+    ``resemblance=False`` offers no guess when no catalogued message matched."""
     stated = textfacts.from_text(text, socs) if text_facts else DiagnosisFacts()
     used = merge(facts, stated) if facts is not None else stated
     verdict = score(
@@ -132,5 +135,6 @@ def diagnose(
         exit_code=exit_code,
         exception_type=exception_type,
         facts=used,
+        resemblance=resemblance,
     )
     return Diagnosis(verdict, used)

@@ -127,6 +127,7 @@ class Signature:
     confidence: str
     sources: tuple[str, ...]
     distinguishing: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()  # real symptom texts (what a resemblance compares with)
 
     def fix_for(self, os_name: str | None, facts: Mapping[str, Any] | None = None) -> str:
         """The fix for the platform in question (``windows`` / ``posix`` / ``any``),
@@ -217,6 +218,7 @@ def _signature(entry: Mapping[str, Any]) -> Signature:
         confidence=str(entry.get("confidence", "field-report")),
         sources=tuple(str(s) for s in entry.get("sources") or ()),
         distinguishing=tuple(str(s) for s in entry.get("distinguishing_facts") or ()),
+        examples=tuple(str(s) for s in entry.get("symptom_examples") or ()),
     )
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from .catalogue import Catalogue, Condition, HarmlessLine, Signature, normalize_exit_code
 from .facts import DiagnosisFacts
+from .resemblance import Resemblance, resemble
 
 MIN_SPECIFICITY = 3  # generic words alone (weight 1-2) never raise a candidate
 CORROBORATION = 1  # what each further matched pattern of a candidate adds
@@ -26,13 +27,14 @@ EXIT_CODE_WEIGHT = 3
 EXCEPTION_WEIGHT = 2
 FACT_WEIGHT = 3
 CLOSE_MARGIN = 4  # a runner-up this close gets "why the first one won"
+RESEMBLANCE_SCALE = 2  # a guess's score: its similarity, doubled and rounded
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 MAX_LINE = 4000
 
 
 @dataclass(frozen=True)
 class Evidence:
-    kind: str  # pattern | context | exit_code | exception | fact
+    kind: str  # pattern | context | resemblance | exit_code | exception | fact
     detail: str  # for patterns: the text that matched, as it stands in the log
     weight: int
     pattern: str | None = None
@@ -56,6 +58,7 @@ class Candidate:
     specificity: int  # the weight of its most specific matched pattern
     evidence: tuple[Evidence, ...]
     unknown_facts: tuple[str, ...]  # conditions nobody could judge: what would decide
+    raised_by: str = "pattern"  # pattern (or a measured fact) | resemblance (a guess)
 
     @property
     def confirmed_facts(self) -> int:
@@ -118,15 +121,21 @@ def _score(
     exit_code: int | None,
     exception_type: str | None,
     facts: DiagnosisFacts,
+    resemblance: Resemblance | None = None,
 ) -> Candidate | Excluded | None:
     found = [(p, m) for p in signature.patterns if (m := p.regex.search(text))]
     raising = sorted(((p, m) for p, m in found if not p.context), key=lambda pm: -pm[0].weight)
     by_text = bool(raising) and raising[0][0].weight >= MIN_SPECIFICITY
     by_code = exit_code is not None and exit_code in signature.exit_codes
+    if resemblance is not None:
+        by_text, raising = True, []
     if not (by_text or by_code):
         return None
     evidence: list[Evidence] = []
-    if by_text:
+    if resemblance is not None:
+        weight = max(1, round(resemblance.similarity * RESEMBLANCE_SCALE))
+        evidence.append(Evidence("resemblance", resemblance.describe(), weight))
+    elif by_text:
         # The most specific pattern counts in full; further ones only corroborate
         # (+1 each, at most +2), so many patterns over one line cannot outvote
         # one exact string. Context patterns (the cues that tell look-alikes
@@ -150,7 +159,9 @@ def _score(
         if verdict is None:
             unknown.append(detail)
         elif verdict:
-            evidence.append(Evidence("fact", f"{detail} fits {condition.describe()}", FACT_WEIGHT))
+            # A guess is ranked by its resemblance alone: facts may exclude it, not promote it.
+            weight = 0 if resemblance is not None else FACT_WEIGHT
+            evidence.append(Evidence("fact", f"{detail} fits {condition.describe()}", weight))
             required_confirmed |= condition.effect == "require"
         elif condition.effect == "require":
             return Excluded(signature, text_score, f"{detail} contradicts {condition.describe()}")
@@ -161,15 +172,17 @@ def _score(
     return Candidate(
         signature,
         score=sum(e.weight for e in evidence),
-        specificity=raising[0][0].weight if by_text else 0,
+        specificity=raising[0][0].weight if raising and by_text else 0,
         evidence=tuple(evidence),
         unknown_facts=tuple(unknown),
+        raised_by="resemblance" if resemblance is not None else "pattern",
     )
 
 
 _LABELS = {
     "pattern": "matched",
     "context": "cue",
+    "resemblance": "resembles",
     "fact": "fact",
     "exit_code": "",
     "exception": "exception",
@@ -178,6 +191,10 @@ _LABELS = {
 
 def _why_first(first: Candidate, second: Candidate) -> tuple[str, ...]:
     """What the winner had that the runner-up did not (only asked when close)."""
+    if first.raised_by == "resemblance":
+        return (
+            f"its symptoms resemble the text more closely (score {first.score} against {second.score})",
+        )
     reasons: list[str] = []
     theirs = {e.detail for e in second.evidence}
     extra = [e for e in first.evidence if e.detail not in theirs and e.weight > 0]
@@ -204,7 +221,10 @@ def score(
     exit_code: int | None = None,
     exception_type: str | None = None,
     facts: DiagnosisFacts | None = None,
+    resemblance: bool = True,
 ) -> Verdict:
+    """``resemblance=False`` never guesses: only matched messages (and
+    measured facts) raise candidates."""
     facts = facts or DiagnosisFacts()
     active, harmless = split_harmless(clean_lines(text), catalogue.harmless)
     code = None if exit_code is None else normalize_exit_code(exit_code)
@@ -216,6 +236,14 @@ def score(
             candidates.append(result)
         elif isinstance(result, Excluded):
             excluded.append(result)
+    if not candidates and resemblance:
+        # Nothing matched: offer what the text resembles, as a guess (facts still judge).
+        for similar in resemble(active, catalogue.signatures):
+            result = _score(similar.signature, "", None, exception_type, facts, similar)
+            if isinstance(result, Candidate):
+                candidates.append(result)
+            elif isinstance(result, Excluded):
+                excluded.append(result)
     # id only makes the order of true ties reproducible; a true tie is flagged.
     candidates.sort(key=lambda c: (*(-k for k in c.rank_key()), c.signature.id))
     tie = len(candidates) > 1 and candidates[0].rank_key() == candidates[1].rank_key()

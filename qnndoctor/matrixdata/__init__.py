@@ -4,8 +4,9 @@
 The data itself lives in ``matrix/`` (shipped as ``qnndoctor.matrix``); the
 maintainers' tool that regenerates ``releases.json`` is ``matrix/refresh/``
 (not shipped). Here: ``releases`` (the release matrix as values),
-``checked`` (a downloaded matrix checked against its schema), ``command``
-(``qnndoctor recommend`` and ``qnndoctor matrix show|update``).
+``checked`` (a matrix file checked against its schema), ``update`` (a
+published matrix downloaded into the user cache), ``command`` (``qnndoctor
+recommend`` and ``qnndoctor matrix show|update``: arguments in, text out).
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
-"""``qnndoctor recommend`` and ``qnndoctor matrix [show|update]``."""
+"""``qnndoctor recommend`` and ``qnndoctor matrix [show|update]``: arguments in,
+rendered text or JSON out (the download itself is ``update.py``)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import tempfile
-from pathlib import Path
 from typing import Any, TextIO
 
 from .. import (
@@ -15,11 +13,9 @@ from .. import (
     __version__,
     exitcodes,
     matrixdata,
-    safejson,
 )
 from ..redact import redact_document
-from . import checked
-from .releases import ReleasesError
+from .update import UpdateError, update_from
 
 
 def _dump(document: dict[str, Any], out: TextIO) -> None:
@@ -121,9 +117,9 @@ def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
 
 
 def run_recommend(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..collect import CouldNotCheck, run_probes
-    from ..report import recommendation_for
-    from ..target import TargetError, resolve
+    from ..collect import CouldNotCheck
+    from ..pipeline import recommend_here
+    from ..target import TargetError
 
     matrix = _matrix(args, err)
     if matrix is None:
@@ -136,12 +132,12 @@ def run_recommend(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return exitcodes.USAGE
         return run_what_if(args, matrix, out, err)
     try:
-        target = resolve(args.python)
-        facts = run_probes(target, timeout=args.timeout).facts
+        target, rec = recommend_here(
+            args.python, matrix, allow_prerelease=args.pre, timeout=args.timeout
+        )
     except (TargetError, CouldNotCheck) as exc:
         err.write(f"qnndoctor: could not check: {exc}\n")
         return exitcodes.COULD_NOT_CHECK
-    rec = recommendation_for(facts, matrix)
     if args.json:
         document: dict[str, Any] = {
             "schema_version": RECOMMEND_SCHEMA_VERSION,
@@ -196,98 +192,6 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"{row['companion'] or '-'}\n"
         )
     return exitcodes.OK
-
-
-def _download(url: str, *, max_bytes: int, verify: Any, timeout: float, deadline: float) -> bytes:
-    """The body at ``url``, within ``deadline`` seconds in all.
-
-    ``timeout`` bounds each read; a server that drips a byte now and then
-    never trips it, so the download runs in a worker thread and is abandoned
-    at the deadline (the worker stops at its next chunk or read timeout).
-    """
-    import threading
-
-    import httpx
-
-    body = bytearray()
-    failure: list[BaseException] = []
-    abandoned = threading.Event()
-
-    def work() -> None:
-        try:
-            with (
-                httpx.Client(verify=verify, timeout=timeout, follow_redirects=True) as client,
-                client.stream("GET", url, headers={"Accept": "application/json"}) as response,
-            ):
-                if response.url.scheme != "https":
-                    raise UpdateError(f"redirected to a non-HTTPS URL: {response.url}")
-                if response.status_code != 200:
-                    raise UpdateError(f"HTTP {response.status_code} from {url}")
-                for chunk in response.iter_bytes():
-                    if abandoned.is_set():
-                        return
-                    body.extend(chunk)
-                    if len(body) > max_bytes:
-                        raise UpdateError(f"larger than the {max_bytes} byte limit")
-        except httpx.HTTPError as exc:
-            failure.append(UpdateError(f"download failed: {type(exc).__name__}: {exc}"))
-        except UpdateError as exc:
-            failure.append(exc)
-
-    worker = threading.Thread(target=work, name="matrix-update", daemon=True)
-    worker.start()
-    worker.join(deadline)
-    if worker.is_alive():
-        abandoned.set()
-        raise UpdateError(
-            f"the download did not finish within {deadline:g} s "
-            f"({len(body)} bytes received); the server is too slow or stalling"
-        )
-    if failure:
-        raise failure[0]
-    return bytes(body)
-
-
-def update_from(
-    url: str,
-    *,
-    max_bytes: int,
-    verify: Any = True,
-    timeout: float = 30.0,
-    deadline: float = 120.0,
-) -> Path:
-    """Download a releases.json over HTTPS into the user cache, after checking
-    it is data of the right shape. Raises ``UpdateError``; the bundled matrix
-    stays in use until a download fully passes."""
-    if not url.lower().startswith("https://"):
-        raise UpdateError("only https:// URLs are accepted")
-    body = _download(url, max_bytes=max_bytes, verify=verify, timeout=timeout, deadline=deadline)
-    try:
-        document = safejson.loads(bytes(body), "the download")
-    except safejson.BadJSON as exc:
-        raise UpdateError(str(exc)) from exc
-    _validate(document)
-    folder = matrixdata.user_matrix_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=folder, prefix=".releases-", suffix=".json")
-    data = json.dumps(document, indent=1).encode("utf-8")
-    with os.fdopen(handle, "wb") as stream:
-        stream.write(data)
-    target = folder / "releases.json"
-    Path(temp).replace(target)
-    checked.stamp(target, data)  # checked just now: later runs need not re-check
-    return target
-
-
-class UpdateError(Exception):
-    """The downloaded matrix was refused; nothing was changed."""
-
-
-def _validate(document: Any) -> None:
-    try:
-        checked.check_document(document)
-    except ReleasesError as exc:
-        raise UpdateError(str(exc)) from exc
 
 
 def run_matrix(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

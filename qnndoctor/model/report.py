@@ -6,14 +6,14 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any
 
-from .. import __version__
+from .. import MODEL_SCHEMA_VERSION, __version__
 from ..findings import Severity
 from ..smoke import first_error
 from . import knowledge as K
 from .findings import ModelFinding, finding
 from .placement import Placement
 
-SCHEMA = "qnndoctor-model/1"
+SCHEMA = f"qnndoctor-model/{MODEL_SCHEMA_VERSION}"
 MOSTLY_CPU = 0.5  # below this share of nodes on QNN, the NPU does little of the work
 
 
@@ -101,7 +101,8 @@ def document(
 ) -> dict[str, Any]:
     ordered = sorted(findings, key=lambda f: -int(f.severity))
     return {
-        "schema": SCHEMA,
+        "schema": SCHEMA,  # kept: keys are added, never renamed
+        "schema_version": MODEL_SCHEMA_VERSION,
         "tool": {"name": "qnndoctor", "version": __version__},
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "error": {"kind": "could-not-check", "message": error} if error else None,

@@ -308,6 +308,9 @@ def diagnose_failure(
             exception_type=exception_type,
             facts=from_report_facts(facts, "probes of the target", socs),
             socs=socs,
+            # A finding states a cause only when a catalogued message matched:
+            # no resemblance guesses about the session's own output.
+            resemblance=False,
         )
     except CatalogueError:
         return None

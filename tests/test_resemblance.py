@@ -1,0 +1,121 @@
+"""The last resort of the diagnosis engine: when no catalogued message
+matched, offer the causes a failure text resembles, as a low-confidence
+guess that facts may exclude but never promote."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+from test_diagnosis import _write_catalogue
+
+from qnndoctor.diagnosis import Fact, diagnose
+from qnndoctor.diagnosis.facts import from_items
+from qnndoctor.diagnosis.resemblance import terms
+from qnndoctor.explain_cli import render_text
+
+INTERFACE = {
+    "id": "interface-too-old",
+    "title": "The QNN backend library offers no interface this runtime can use",
+    "patterns": [{"regex": "Unable to find a valid interface for", "weight": 9}],
+    "symptom_examples": ["QnnBackend: Unable to find a valid interface for libQnnHtp.so"],
+}
+SKEL = {
+    "id": "skel-missing",
+    "title": "The HTP skel library is not where the DSP loader looks",
+    "patterns": [{"regex": "skel library not found on ADSP_LIBRARY_PATH", "weight": 9}],
+    "symptom_examples": ["libQnnHtpV73Skel.so skel library not found on ADSP_LIBRARY_PATH"],
+    "facts": [{"fact": "os", "in": ["linux", "android"], "effect": "require"}],
+}
+# Reworded by a user: the catalogued message (with its trailing "for") does not match.
+REWORDED = '[ERROR] "Unable to find a valid interface."\nFailure to initialize model'
+
+
+_NATO = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike"
+# Rarity is measured against the whole catalogue: unrelated entries, as in the real one.
+FILLER = [
+    {
+        "id": f"other-{n}",
+        "title": f"Unrelated cause number {n} of the {word} kind",
+        "patterns": [{"regex": f"unrelated message {n}", "weight": 9}],
+        "symptom_examples": [f"{word} went wrong in step {n}"],
+    }
+    for n, word in enumerate(_NATO.split())
+]
+
+
+def _catalogue(tmp_path: Path, *entries: dict[str, Any]) -> Any:
+    return _write_catalogue(tmp_path, [*(entries or (INTERFACE, SKEL)), *FILLER])
+
+
+def test_a_reworded_message_gets_a_low_confidence_guess_with_the_words_it_shares(
+    tmp_path: Path,
+) -> None:
+    result = diagnose(REWORDED, catalogue=_catalogue(tmp_path))
+    assert result.ids() == ["interface-too-old"]
+    top = result.candidates[0]
+    assert top.raised_by == "resemblance" and top.specificity == 0
+    assert result.confidence(0) == "low"
+    (evidence,) = [e for e in top.evidence if e.kind == "resemblance"]
+    assert "no catalogued message matched" in evidence.detail
+    assert "'interface'" in evidence.detail and "'valid'" in evidence.detail
+    assert result.to_json()["candidates"][0]["raised_by"] == "resemblance"
+
+
+def test_a_matched_message_leaves_no_room_for_guesses(tmp_path: Path) -> None:
+    text = "Unable to find a valid interface for libQnnHtp.so\nskel library on the DSP failed"
+    result = diagnose(text, catalogue=_catalogue(tmp_path))
+    assert result.ids() == ["interface-too-old"]
+    assert result.candidates[0].raised_by == "pattern"
+
+
+def test_facts_exclude_a_guess_but_never_promote_one(tmp_path: Path) -> None:
+    cat = _catalogue(tmp_path)
+    text = "error: the skel library libQnnHtpV73Skel.so could not be loaded"
+    on_linux = diagnose(text, catalogue=cat, facts=from_items([Fact("os", "linux", "ticket")]))
+    assert on_linux.ids() == ["skel-missing"]
+    on_windows = diagnose(text, catalogue=cat, facts=from_items([Fact("os", "windows", "ticket")]))
+    assert on_windows.ids() == []
+    assert [e.signature.id for e in on_windows.verdict.excluded] == ["skel-missing"]
+    # A fitting fact adds nothing to a guess: the closer resemblance stays first.
+    near = {**SKEL, "id": "near", "facts": []}
+    far = {
+        **INTERFACE,
+        "id": "far",
+        "symptom_examples": ["skel library not found on the DSP"],
+        "facts": [{"fact": "os", "in": ["linux"], "effect": "support"}],
+    }
+    both = diagnose(
+        "error: skel library libQnnHtpV73Skel.so not found on ADSP_LIBRARY_PATH=/vendor/dsp",
+        catalogue=_catalogue(tmp_path / "pair", near, far),
+        facts=from_items([Fact("os", "linux", "ticket")]),
+    )
+    assert both.ids()[0] == "near"
+
+
+def test_no_guess_without_a_failure_or_on_too_little_overlap(tmp_path: Path) -> None:
+    cat = _catalogue(tmp_path)
+    # Shares many rare words but reads like a healthy log: no failure words.
+    assert diagnose("found a valid interface for libQnnHtp.so", catalogue=cat).ids() == []
+    # A failure, but only one rare shared word.
+    assert diagnose("error: interface mismatch", catalogue=cat).ids() == []
+    # The smoke session's classification never guesses.
+    assert diagnose(REWORDED, catalogue=cat, resemblance=False).ids() == []
+
+
+def test_paths_count_by_their_file_name_never_by_folders_or_user_names() -> None:
+    assert terms(r"C:\Users\marti\AppData\Local\qnn\QnnHtp.dll failed") == {"qnnhtp", "dll"}
+    assert terms('"C:\\\\Users\\\\asus\\\\site-packages\\\\x.pyd"') == {"pyd"}
+    assert terms("/home/jdoe/.venv/lib/libQnnHtp.so") == {"libqnnhtp"}
+
+
+def test_explain_shows_a_guess_as_a_guess(tmp_path: Path) -> None:
+    document = diagnose(REWORDED, catalogue=_catalogue(tmp_path)).to_json()
+    out = io.StringIO()
+    render_text(document, out)
+    shown = out.getvalue()
+    assert "Closest known cause (a guess: no catalogued message matched): The QNN backend" in shown
+    assert "Most likely cause" not in shown
+    assert "confidence low" in shown
+    assert "resemblance: no catalogued message matched" in shown
