@@ -308,6 +308,39 @@ def test_generic_words_alone_raise_nothing(tmp_path: Path) -> None:
     )
 
 
+def test_a_message_wrapped_at_word_boundaries_is_still_recognised(tmp_path: Path) -> None:
+    """Terminals, mail clients and issue forms hard-wrap long lines; a literal
+    space of a pattern also matches a line break, a quantified space or a space
+    inside a character class keeps its meaning, and evidence shows the regex as written."""
+    entry = {
+        "id": "wrapped",
+        "title": "w",
+        "patterns": [
+            {"regex": "Failed to generate EP context model since the file", "weight": 9},
+            {"regex": "model_ctx\\.onnx'[^ ]* exists", "weight": 4},
+            {"regex": "FAIL : *Failed", "weight": 4},
+        ],
+    }
+    cat = _write_catalogue(tmp_path, [entry])
+    wrapped = (
+        "onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL :\n"
+        "Failed to generate EP context model since the\n"
+        "   file 'model_ctx.onnx' exists already."
+    )
+    result = diagnose(wrapped, catalogue=cat, text_facts=False)
+    assert result.ids() == ["wrapped"]
+    assert result.top is not None
+    shown = [e.pattern for e in result.top.evidence]
+    assert shown == [
+        "Failed to generate EP context model since the file",
+        "model_ctx\\.onnx'[^ ]* exists",
+    ]
+    # a quantified space does not cross the line break: 'FAIL : *Failed' stays unmatched
+    assert "FAIL : *Failed" not in shown
+    # words that merely follow each other on separate lines with text between do not join
+    assert diagnose("Failed to generate EP\ncontext: x model", catalogue=cat).candidates == ()
+
+
 def test_harmless_lines_are_removed_before_matching(tmp_path: Path) -> None:
     entry = {"id": "htp", "title": "h", "patterns": [{"regex": "HtpProvider", "weight": 5}]}
     cat = _write_catalogue(tmp_path, [entry])

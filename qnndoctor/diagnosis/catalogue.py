@@ -34,10 +34,47 @@ class Pattern:
     regex: re.Pattern[str]
     weight: int
     context: bool = False  # only counts beside a pattern that raised the candidate
+    source: str = ""  # the regex as the catalogue writes it (shown as evidence)
 
     @property
     def text(self) -> str:
-        return self.regex.pattern
+        return self.source or self.regex.pattern
+
+
+# A literal space of a catalogue regex also accepts a line break (with the blanks
+# around it): messages reach us hard-wrapped at word boundaries by terminals,
+# mail clients and issue forms, and a wrapped message is still the same message.
+_WRAP_GAP = r"(?:[ \t]+(?:\r?\n[ \t]*)?|\r?\n[ \t]*)"  # blanks, a line break, or both
+
+
+def wrap_tolerant(regex: str) -> str:
+    """``regex`` with each literal, unquantified space (outside a character class)
+    matching a wrap too."""
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\":
+            out.append(regex[i : i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            j = i + 1 + (regex[i + 1 : i + 2] == "^")
+            j += regex[j : j + 1] == "]"  # a ']' first in the class is literal
+            out.append(regex[i:j])
+            i = j
+            continue
+        elif c == " " and regex[i + 1 : i + 2] not in ("*", "+", "?", "{"):
+            # a quantified space keeps its meaning (a repeated gap could backtrack badly)
+            out.append(_WRAP_GAP)
+            i += 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
 
 
 @dataclass(frozen=True)
@@ -161,9 +198,10 @@ def _condition(entry: Mapping[str, Any]) -> Condition:
 def _signature(entry: Mapping[str, Any]) -> Signature:
     patterns = tuple(
         Pattern(
-            re.compile(str(p["regex"]), re.IGNORECASE),
+            re.compile(wrap_tolerant(str(p["regex"])), re.IGNORECASE),
             int(p.get("weight", 3)),
             bool(p.get("context", False)),
+            str(p["regex"]),
         )
         for p in entry.get("patterns") or ()
     )
