@@ -23,19 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import add_wheels_argument, healthy_wheels, make_venv, timed
-
-BARE = """
-import numpy as np, onnxruntime as ort, onnxruntime_qnn as q
-ort.register_execution_provider_library("QNNExecutionProvider", q.get_library_path())
-devices = [d for d in ort.get_ep_devices() if d.ep_name == "QNNExecutionProvider"]
-options = ort.SessionOptions()
-options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
-options.add_provider_for_devices(devices, {"backend_type": "htp"})
-session = ort.InferenceSession(open(MODEL, "rb").read(), sess_options=options)
-print(session.run(None, {"x": np.arange(8, dtype=np.float32).reshape(1, 8)})[0])
-"""
-
+from _common import BARE_SCRIPT, add_wheels_argument, healthy_wheels, make_venv, timed
 
 GUARD = "import qnndoctor; qnndoctor.ensure_ready(%r, smoke=%r)"
 
@@ -57,7 +45,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         python = make_venv(Path(tmp), wheels)
         bare = Path(tmp) / "bare.py"
-        bare.write_text(f"MODEL = {str(MODEL)!r}\n" + BARE)
+        bare.write_text(f"MODEL = {str(MODEL)!r}\n" + BARE_SCRIPT)
         commands = {
             "A check": [qnndoctor, "check", "--python", python, "--json"],
             "B check --no-smoke": [qnndoctor, "check", "--python", python, "--json", "--no-smoke"],

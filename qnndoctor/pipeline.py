@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .matrixdata import Matrix
     from .report import Report
     from .runner import Runner
-    from .smoke import SmokeResult
+    from .smoke import PendingSmoke, SmokeResult
     from .target import Target
 
 Log = Callable[[str], None]
@@ -183,16 +183,43 @@ class _Smoke:
             )
 
     def start(self) -> None:
-        """Start the session in a thread (the runner of each child marks it as
-        its own, so neither run's sweep takes the other's child)."""
+        """Start the child now, in this thread, then wait for it in another
+        (the runner of each child marks it as its own, so neither run's sweep
+        takes the other's child). A runner other than the real one runs the
+        whole session in that thread."""
         if not self.options.smoke:
             return
+        from .runner import SubprocessRunner
+        from .smoke import start_smoke
+
         options = self.options
         self.log(
             f"smoke session on the {options.backend} backend (timeout {options.smoke_timeout:g} s)"
         )
-        self.thread = threading.Thread(target=self._run, daemon=True)
+        if not isinstance(self.runner, SubprocessRunner):
+            self.thread = threading.Thread(target=self._run, daemon=True)
+            self.thread.start()
+            return
+        try:
+            pending = start_smoke(
+                self.target,
+                backend=options.backend,
+                timeout=options.smoke_timeout,
+                runner=self.runner,
+            )
+        except BaseException as exc:  # re-raised in the caller's thread by finish()
+            self.failure = exc
+            return
+        if pending.pid is not None:
+            self.pids.append(pending.pid)
+        self.thread = threading.Thread(target=self._wait, args=(pending,), daemon=True)
         self.thread.start()
+
+    def _wait(self, pending: PendingSmoke) -> None:
+        try:
+            self.result = pending.result()
+        except BaseException as exc:  # re-raised in the caller's thread by finish()
+            self.failure = exc
 
     def _run(self) -> None:
         from .facts import Facts
@@ -277,7 +304,6 @@ def collect(
         saved = read_document(options.from_report)
         target, facts = from_document(saved, options.from_report)
         return target, facts, saved
-    from .collect import run_probes
     from .target import resolve
 
     target = resolve(options.python)
@@ -289,6 +315,8 @@ def collect(
     smoke = _Smoke(options, target, runner, log)
     smoke.start()  # the longest part: first (each run's sweep spares the other's child)
     try:
+        from .collect import run_probes
+
         probe_run = run_probes(
             target, runner=runner, timeout=options.timeout, deep=options.deep, on_start=on_start
         )
@@ -321,10 +349,6 @@ def run_check(
     """The whole check; never raises for a machine it cannot check or a bad
     ticket (those are :class:`CheckError` values). ``output_format`` only
     picks which renderer to import early, while the target is probed."""
-    from .collect import CouldNotCheck
-    from .saved import SavedReportError
-    from .target import TargetError
-
     problems = options.problems()
     if problems:
         message = "; ".join(problems)
@@ -337,12 +361,18 @@ def run_check(
     started = time.perf_counter()
     try:
         target, facts, saved = collect(options, runner=runner, log=log, on_start=warm.start)
-    except SavedReportError as exc:  # bad input, not a machine that could not be checked
-        error = CheckError("bad-input", f"--from-report: {exc}")
-        return CheckOutcome(
-            error_document(str(exc), None, "bad-input", options.redact), None, error
-        )
-    except (TargetError, CouldNotCheck, OSError, ValueError) as exc:
+    except Exception as exc:  # imported only now: the smoke child starts before them
+        from .collect import CouldNotCheck
+        from .saved import SavedReportError
+        from .target import TargetError
+
+        if isinstance(exc, SavedReportError):  # bad input, not a machine that could not be checked
+            error = CheckError("bad-input", f"--from-report: {exc}")
+            return CheckOutcome(
+                error_document(str(exc), None, "bad-input", options.redact), None, error
+            )
+        if not isinstance(exc, (TargetError, CouldNotCheck, OSError, ValueError)):
+            raise
         detail = ""
         if isinstance(exc, CouldNotCheck) and exc.completed is not None:
             detail = exc.completed.stderr_text()[-4000:]
