@@ -19,7 +19,11 @@ installs probe's own cost per extra distribution (it should stay flat).
 fresh venv (compiled bytecode, no editable-install finder): what a user runs.
 Without it, the ``qnndoctor`` beside this interpreter is timed.
 
-Usage: python bench/bench_check.py [--runs 15] [--wheel] [--scaling] [--wheels DIR]
+``--compare QNNDOCTOR`` also times another qnndoctor console command (say,
+a wheel of the previous commit) as A0 / B0 in the same alternation: a
+before/after measured side by side.
+
+Usage: python bench/bench_check.py [--runs 15] [--wheel] [--scaling] [--compare EXE] [--wheels DIR]
 """
 
 from __future__ import annotations
@@ -103,6 +107,7 @@ def main() -> int:
         "--wheel", action="store_true", help="time a wheel install of this checkout"
     )
     parser.add_argument("--scaling", action="store_true", help="also the 200/2,000-dist scaling")
+    parser.add_argument("--compare", metavar="QNNDOCTOR", help="another qnndoctor to time beside")
     add_wheels_argument(parser)
     args = parser.parse_args()
     wheels = healthy_wheels(args.wheels)
@@ -128,6 +133,9 @@ def main() -> int:
             "C bare script": [python, str(bare)],
             "P pip list": [python, "-m", "pip", "list"],
         }
+        if args.compare:
+            commands["A0 check (compared)"] = [args.compare, "check", "--python", python, "--json"]
+            commands["B0 --no-smoke (compared)"] = [*commands["A0 check (compared)"], "--no-smoke"]
         # A timing means nothing unless the session really ran and passed.
         shown = subprocess.run(commands["A check"], capture_output=True, text=True, check=False)
         status = json.loads(shown.stdout)["smoke"]["status"]
@@ -158,6 +166,15 @@ def main() -> int:
                 f"ratio {label}: wall {wall_m[top] / wall_m[bottom]:.2f}, "
                 f"cpu {cpu_m[top] / cpu_m[bottom]:.2f} (target <= {TARGETS[label]})"
             )
+        if args.compare:
+            for label, top, bottom in (
+                ("A0/C", "A0 check (compared)", "C bare script"),
+                ("B0/P", "B0 --no-smoke (compared)", "P pip list"),
+            ):
+                print(
+                    f"ratio {label} (compared): wall {wall_m[top] / wall_m[bottom]:.2f}, "
+                    f"cpu {cpu_m[top] / cpu_m[bottom]:.2f}"
+                )
         if args.scaling:
             _scaling(commands["B check --no-smoke"], python, args.runs)
     return 0

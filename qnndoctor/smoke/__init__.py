@@ -243,8 +243,28 @@ def classify(completed: Completed, backend: str, timeout: float | None = None) -
     return SmokeResult(status, reason=reason, child=child, **common)
 
 
+# Runs child.py as ``python child.py`` would (its folder first on sys.path,
+# nothing else added), but imported, so the bytecode compiled at install
+# time is used instead of compiling the script on every start.
+CHILD_BOOTSTRAP = (
+    "import os, sys\n"
+    "sys.path[0] = os.path.dirname(sys.argv[1])\n"
+    "import child\n"
+    "sys.exit(child.main(sys.argv[2:]))\n"
+)
+
+
 def smoke_argv(target: Target, backend: str) -> list[str]:
-    return [target.python, "-B", str(CHILD), str(MODEL), str(EXPECTED), backend]
+    return [
+        target.python,
+        "-B",
+        "-c",
+        CHILD_BOOTSTRAP,
+        str(CHILD),
+        str(MODEL),
+        str(EXPECTED),
+        backend,
+    ]
 
 
 def _child_env() -> dict[str, str]:
