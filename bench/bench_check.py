@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -117,6 +118,9 @@ def main() -> int:
         )
         return 2
     with tempfile.TemporaryDirectory() as tmp:
+        # A neutral working directory: `python -c` puts it first on sys.path, and
+        # in a checkout that would import qnndoctor's sources instead of the install.
+        os.chdir(tmp)
         root = Path(tmp)
         if args.wheel:
             qnndoctor = install_qnndoctor_wheel(root / "host")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -54,6 +55,9 @@ def main() -> int:
     from qnndoctor.smoke import MODEL
 
     with tempfile.TemporaryDirectory() as tmp:
+        # A neutral working directory: `python -c` puts it first on sys.path, and
+        # in a checkout that would import qnndoctor's sources instead of the install.
+        os.chdir(tmp)
         if args.wheel:
             qnndoctor = install_qnndoctor_wheel(Path(tmp) / "host")
         else:
