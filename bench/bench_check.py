@@ -1,30 +1,53 @@
-"""Benchmark `qnndoctor check --no-smoke` (run by hand; numbers go in the README).
+"""Benchmark `qnndoctor check` against its two baselines, side by side in one
+run (run by hand; numbers go in the README).
 
-1. Side by side with `python -m pip list` on the same venv (onnxruntime +
-   onnxruntime-qnn installed): median wall time of each, alternating runs.
-2. Scaling: the same venv with 200 and with 2,000 extra synthetic
-   distributions; the cost per extra distribution should stay flat (linear).
+On one venv (onnxruntime 1.31.1 + onnxruntime-qnn 2.7.0 + numpy + pip, HTP
+simulator), alternating, every repetition runs each of:
+  A  qnndoctor check --json            (probes + smoke session)
+  B  qnndoctor check --json --no-smoke (probes only)
+  C  a bare script: import onnxruntime, register the QNN plugin, create the
+     session on the same model with CPU fallback disabled, run it once.
+  P  python -m pip list                (in the same venv)
+and reports medians of wall time and of CPU time (user + sys of the whole
+process tree, from ``RUSAGE_CHILDREN``; steadier than wall time on a shared
+machine). Targets (issue 10): A <= 1.15 x C; B <= 0.25 x P.
 
-Usage: python bench/bench_check.py [--runs 9] [--wheels DIR]
+``--scaling`` then adds 200 and 2,000 synthetic distributions and reports the
+installs probe's own cost per extra distribution (it should stay flat).
+
+``--wheel`` builds qnndoctor's wheel from this checkout and installs it in a
+fresh venv (compiled bytecode, no editable-install finder): what a user runs.
+Without it, the ``qnndoctor`` beside this interpreter is timed.
+
+``--compare QNNDOCTOR`` also times another qnndoctor console command (say,
+a wheel of the previous commit) as A0 / B0 in the same alternation: a
+before/after measured side by side.
+
+Usage: python bench/bench_check.py [--runs 15] [--wheel] [--scaling] [--compare EXE] [--wheels DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import shutil
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from _common import add_wheels_argument, timed
+from _common import (
+    BARE_SCRIPT,
+    add_wheels_argument,
+    healthy_wheels,
+    install_qnndoctor_wheel,
+    make_venv,
+    timed,
+    timed_with_cpu,
+)
 
-
-def _median(argv: list[str], runs: int) -> float:
-    timed(argv)  # warm the page cache
-    return statistics.median(timed(argv) for _ in range(runs))
+TARGETS = {"A/C": 1.15, "B/P": 0.25}
 
 
 def _probe_ms(argv: list[str], runs: int) -> float:
@@ -34,16 +57,6 @@ def _probe_ms(argv: list[str], runs: int) -> float:
         out = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True).stdout
         values.append(float(json.loads(out)["facts"]["installs"]["duration_ms"]))
     return statistics.median(values)
-
-
-def _venv(root: Path, wheels: list[Path]) -> Path:
-    subprocess.run([sys.executable, "-m", "venv", str(root)], check=True)
-    python = root / "bin" / "python"
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", *map(str, wheels)],
-        check=True,
-    )
-    return python
 
 
 def _add_synthetic(site: Path, start: int, count: int) -> None:
@@ -61,58 +74,113 @@ def _add_synthetic(site: Path, start: int, count: int) -> None:
         )
 
 
+def _scaling(check: list[str], python: str, runs: int) -> None:
+    site = Path(
+        subprocess.run(
+            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
+    rows = []
+    added = 0
+    for total in (0, 200, 2000):
+        _add_synthetic(site, added, total - added)
+        added = total
+        wall = statistics.median(timed(check) for _ in range(runs))
+        rows.append((total, wall, _probe_ms(check, runs)))
+    for total, wall, probe in rows:
+        print(f"+{total:5d} dists: check {wall:.3f} s, installs probe {probe:.1f} ms")
+    per_200 = (rows[1][2] - rows[0][2]) / 200
+    per_2000 = (rows[2][2] - rows[0][2]) / 2000
+    verdict = "linear or better" if per_2000 <= per_200 * 1.5 + 0.005 else "SUPERLINEAR"
+    print(
+        f"installs probe cost per extra dist: {per_200:.4f} ms (200) vs "
+        f"{per_2000:.4f} ms (2000): {verdict}"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument(
+        "--wheel", action="store_true", help="time a wheel install of this checkout"
+    )
+    parser.add_argument("--scaling", action="store_true", help="also the 200/2,000-dist scaling")
+    parser.add_argument("--compare", metavar="QNNDOCTOR", help="another qnndoctor to time beside")
     add_wheels_argument(parser)
     args = parser.parse_args()
-    wheels = sorted(args.wheels.glob("onnxruntime_qnn-2.7.0-*.whl")) + sorted(
-        args.wheels.glob("onnxruntime-1.31*.whl")
-    )
-    if len(wheels) < 2:
-        print(f"need onnxruntime and onnxruntime-qnn wheels in {args.wheels} (run the tests once)")
-        return 2
-    beside = Path(sys.executable).parent / "qnndoctor"
-    qnndoctor = str(beside) if beside.exists() else shutil.which("qnndoctor") or "qnndoctor"
-    with tempfile.TemporaryDirectory() as tmp:
-        python = _venv(Path(tmp) / "venv", wheels)
-        site = Path(
-            subprocess.run(
-                [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout.strip()
-        )
-        check = [qnndoctor, "check", "--python", str(python), "--no-smoke", "--json"]
-        pip_list = [str(python), "-m", "pip", "list"]
-        pip_times, check_times = [], []
-        timed(check)
-        timed(pip_list)
-        for _ in range(args.runs):
-            pip_times.append(timed(pip_list))
-            check_times.append(timed(check))
-        pip_median, check_median = statistics.median(pip_times), statistics.median(check_times)
-        print(f"pip list                     median {pip_median:.3f} s ({args.runs} runs)")
-        print(f"qnndoctor check --no-smoke   median {check_median:.3f} s")
-        print(f"ratio check / pip list       {check_median / pip_median:.2f} (target <= 0.25)")
-        # Wall time is noisy at this scale; the installs probe times itself
-        # in the target, which isolates the part that grows with the dists.
-        rows = []
-        added = 0
-        for total in (0, 200, 2000):
-            _add_synthetic(site, added, total - added)
-            added = total
-            rows.append((total, _median(check, args.runs), _probe_ms(check, args.runs)))
-        for total, wall, probe in rows:
-            print(f"+{total:5d} dists: check {wall:.3f} s, installs probe {probe:.1f} ms")
-        per_200 = (rows[1][2] - rows[0][2]) / 200
-        per_2000 = (rows[2][2] - rows[0][2]) / 2000
-        verdict = "linear or better" if per_2000 <= per_200 * 1.5 + 0.005 else "SUPERLINEAR"
+    wheels = healthy_wheels(args.wheels)
+    if wheels is None:
         print(
-            f"installs probe cost per extra dist: {per_200:.4f} ms (200) vs "
-            f"{per_2000:.4f} ms (2000): {verdict}"
+            f"need onnxruntime, onnxruntime-qnn and numpy wheels in {args.wheels} (run the tests once)"
         )
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        # A neutral working directory: `python -c` puts it first on sys.path, and
+        # in a checkout that would import qnndoctor's sources instead of the install.
+        os.chdir(tmp)
+        root = Path(tmp)
+        if args.wheel:
+            qnndoctor = install_qnndoctor_wheel(root / "host")
+        else:
+            qnndoctor = str(Path(sys.executable).parent / "qnndoctor")
+        python = make_venv(root / "target", wheels, with_pip=True)
+        from qnndoctor.smoke import MODEL
+
+        bare = root / "bare.py"
+        bare.write_text(f"MODEL = {str(MODEL)!r}\n" + BARE_SCRIPT)
+        commands = {
+            "A check": [qnndoctor, "check", "--python", python, "--json"],
+            "B check --no-smoke": [qnndoctor, "check", "--python", python, "--json", "--no-smoke"],
+            "C bare script": [python, str(bare)],
+            "P pip list": [python, "-m", "pip", "list"],
+        }
+        if args.compare:
+            commands["A0 check (compared)"] = [args.compare, "check", "--python", python, "--json"]
+            commands["B0 --no-smoke (compared)"] = [*commands["A0 check (compared)"], "--no-smoke"]
+        # A timing means nothing unless the session really ran and passed.
+        shown = subprocess.run(commands["A check"], capture_output=True, text=True, check=False)
+        status = json.loads(shown.stdout)["smoke"]["status"]
+        if status != "passed":
+            print(f"the smoke session did not pass under check ({status}): no timing")
+            return 1
+        for argv in commands.values():
+            timed(argv)  # warm the page cache
+        walls: dict[str, list[float]] = {name: [] for name in commands}
+        cpus: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(args.runs):
+            for name, argv in commands.items():
+                wall, cpu = timed_with_cpu(argv)
+                walls[name].append(wall)
+                cpus[name].append(cpu)
+        wall_m = {name: statistics.median(values) for name, values in walls.items()}
+        cpu_m = {name: statistics.median(values) for name, values in cpus.items()}
+        how = "wheel install" if args.wheel else f"qnndoctor beside {sys.executable}"
+        print(f"{args.runs} alternating runs each, {how}; medians")
+        print(f"{'':22} {'wall s':>8} {'cpu s':>8}")
+        for name in commands:
+            print(f"{name:22} {wall_m[name]:8.3f} {cpu_m[name]:8.3f}")
+        for label, top, bottom in (
+            ("A/C", "A check", "C bare script"),
+            ("B/P", "B check --no-smoke", "P pip list"),
+        ):
+            print(
+                f"ratio {label}: wall {wall_m[top] / wall_m[bottom]:.2f}, "
+                f"cpu {cpu_m[top] / cpu_m[bottom]:.2f} (target <= {TARGETS[label]})"
+            )
+        if args.compare:
+            for label, top, bottom in (
+                ("A0/C", "A0 check (compared)", "C bare script"),
+                ("B0/P", "B0 --no-smoke (compared)", "P pip list"),
+            ):
+                print(
+                    f"ratio {label} (compared): wall {wall_m[top] / wall_m[bottom]:.2f}, "
+                    f"cpu {cpu_m[top] / cpu_m[bottom]:.2f}"
+                )
+        if args.scaling:
+            _scaling(commands["B check --no-smoke"], python, args.runs)
     return 0
 
 

@@ -10,32 +10,30 @@ onnxruntime-qnn 2.7.0 + numpy, HTP simulator):
      fresh interpreter (E: the same with ``smoke=False``).
 Targets: median(A) - median(B) <= 1.25 x median(C); median(A) <= 1.15 x median(C).
 
-Usage: python bench/bench_smoke.py [--runs 9] [--wheels DIR]
+``--wheel``: time a wheel install of this checkout (see bench_check.py).
+
+Usage: python bench/bench_smoke.py [--runs 9] [--wheel] [--wheels DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from _common import add_wheels_argument, healthy_wheels, make_venv, timed
-
-BARE = """
-import numpy as np, onnxruntime as ort, onnxruntime_qnn as q
-ort.register_execution_provider_library("QNNExecutionProvider", q.get_library_path())
-devices = [d for d in ort.get_ep_devices() if d.ep_name == "QNNExecutionProvider"]
-options = ort.SessionOptions()
-options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
-options.add_provider_for_devices(devices, {"backend_type": "htp"})
-session = ort.InferenceSession(open(MODEL, "rb").read(), sess_options=options)
-print(session.run(None, {"x": np.arange(8, dtype=np.float32).reshape(1, 8)})[0])
-"""
-
+from _common import (
+    BARE_SCRIPT,
+    add_wheels_argument,
+    healthy_wheels,
+    install_qnndoctor_wheel,
+    make_venv,
+    timed,
+)
 
 GUARD = "import qnndoctor; qnndoctor.ensure_ready(%r, smoke=%r)"
 
@@ -43,6 +41,9 @@ GUARD = "import qnndoctor; qnndoctor.ensure_ready(%r, smoke=%r)"
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument(
+        "--wheel", action="store_true", help="time a wheel install of this checkout"
+    )
     add_wheels_argument(parser)
     args = parser.parse_args()
     wheels = healthy_wheels(args.wheels)
@@ -53,17 +54,24 @@ def main() -> int:
         return 2
     from qnndoctor.smoke import MODEL
 
-    qnndoctor = str(Path(sys.executable).parent / "qnndoctor")
     with tempfile.TemporaryDirectory() as tmp:
+        # A neutral working directory: `python -c` puts it first on sys.path, and
+        # in a checkout that would import qnndoctor's sources instead of the install.
+        os.chdir(tmp)
+        if args.wheel:
+            qnndoctor = install_qnndoctor_wheel(Path(tmp) / "host")
+        else:
+            qnndoctor = str(Path(sys.executable).parent / "qnndoctor")
+        host_python = str(Path(qnndoctor).parent / "python")
         python = make_venv(Path(tmp), wheels)
         bare = Path(tmp) / "bare.py"
-        bare.write_text(f"MODEL = {str(MODEL)!r}\n" + BARE)
+        bare.write_text(f"MODEL = {str(MODEL)!r}\n" + BARE_SCRIPT)
         commands = {
             "A check": [qnndoctor, "check", "--python", python, "--json"],
             "B check --no-smoke": [qnndoctor, "check", "--python", python, "--json", "--no-smoke"],
             "C bare script": [python, str(bare)],
-            "D ensure_ready()": [sys.executable, "-c", GUARD % (python, True)],
-            "E ensure_ready(smoke=False)": [sys.executable, "-c", GUARD % (python, False)],
+            "D ensure_ready()": [host_python, "-c", GUARD % (python, True)],
+            "E ensure_ready(smoke=False)": [host_python, "-c", GUARD % (python, False)],
         }
         # A timing means nothing unless the session really ran and passed.
         shown = subprocess.run(commands["A check"], capture_output=True, text=True, check=False)

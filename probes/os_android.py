@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 
 TYPE_CHECKING = False
@@ -33,6 +32,8 @@ def is_android(root: str = "/", environ: Optional[Mapping[str, str]] = None) -> 
 
 def getprop(name: str) -> Optional[str]:
     """One system property through the ``getprop`` tool (the seam)."""
+    import subprocess  # only on Android: elsewhere the probe program never starts one
+
     try:
         done = subprocess.run(
             ["getprop", name],

@@ -209,8 +209,9 @@ def ensure_ready(
 ) -> Report:
     """The report if the environment is fit (no error finding, the smoke
     session passed unless ``smoke=False``); else raises :class:`NotReady`.
-    Runs a real check: about the time of one tiny model session in a child
-    process with the smoke session, a fifth of that without (README, "Python API")."""
+    Runs a real check: with the smoke session about 1.2 to 1.4 times what
+    importing onnxruntime and running one tiny model session costs, about
+    half to two thirds of that without (README, "Python API")."""
     report = check(
         python,
         smoke=smoke,

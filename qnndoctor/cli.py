@@ -113,13 +113,7 @@ def _check_run_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="qnndoctor",
-        description="Diagnose onnxruntime-qnn (Qualcomm NPU) setups.",
-    )
-    parser.add_argument("--version", action="version", version=f"qnndoctor {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+def _add_check(sub: Any) -> None:
     check = sub.add_parser("check", help="probe an interpreter and report findings")
     _shared_options(check, check)
     check.add_argument("--format", choices=("text", "json", "markdown"), default="text")
@@ -144,6 +138,9 @@ def _parser() -> argparse.ArgumentParser:
         help="print every finding id with its title and exit",
     )
     _check_run_options(check)
+
+
+def _add_report(sub: Any) -> None:
     report = sub.add_parser(
         "report", help="write one redacted ticket file for support (JSON with a Markdown summary)"
     )
@@ -152,6 +149,9 @@ def _parser() -> argparse.ArgumentParser:
         "-o", "--output", required=True, metavar="FILE", help="the ticket file ('-': stdout)"
     )
     _check_run_options(report)
+
+
+def _add_recommend(sub: Any) -> None:
     recommend = sub.add_parser(
         "recommend", help="the onnxruntime-qnn version to install here, and why not a newer one"
     )
@@ -188,6 +188,9 @@ def _parser() -> argparse.ArgumentParser:
     what_if.add_argument("--glibc", metavar="X.Y", help="glibc version there (Linux)")
     what_if.add_argument("--qnn-sdk", metavar="VERSION", help="a system QNN SDK installed there")
     recommend.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+
+
+def _add_matrix(sub: Any) -> None:
     matrix = sub.add_parser(
         "matrix", help="show the release matrix, or update it (matrix update --from URL)"
     )
@@ -209,6 +212,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="update: give up if the whole download takes longer (default 120)",
     )
+
+
+def _add_explain(sub: Any) -> None:
     explain = sub.add_parser(
         "explain",
         help="name the cause of an error message or log (failure-signature catalogue)",
@@ -237,12 +243,44 @@ def _parser() -> argparse.ArgumentParser:
         help="match on the text alone: no facts, not even those the text states",
     )
     explain.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    from .model.command import add_parser as add_model_parser
 
-    add_model_parser(sub)
-    from .fix.command import add_parser as add_fix_parser
 
-    add_fix_parser(sub)
+def _add_model(sub: Any) -> None:
+    from .model.command import add_parser
+
+    add_parser(sub)
+
+
+def _add_fix(sub: Any) -> None:
+    from .fix.command import add_parser
+
+    add_parser(sub)
+
+
+_COMMANDS = {
+    "check": _add_check,
+    "report": _add_report,
+    "recommend": _add_recommend,
+    "matrix": _add_matrix,
+    "explain": _add_explain,
+    "model": _add_model,
+    "fix": _add_fix,
+}
+
+
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or (``command``) one with only that sub-command:
+    its parsing, errors and help are the same, and a start-up that checks
+    does not build the other six."""
+    parser = argparse.ArgumentParser(
+        prog="qnndoctor",
+        description="Diagnose onnxruntime-qnn (Qualcomm NPU) setups.",
+    )
+    parser.add_argument("--version", action="version", version=f"qnndoctor {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, add in _COMMANDS.items():
+        if command in (None, name):
+            add(sub)
     return parser
 
 
@@ -373,9 +411,15 @@ def main(argv: list[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="replace")
-    parser = _parser()
+    argv = sys.argv[1:] if argv is None else argv
     try:
-        args = parser.parse_args(argv)
+        # Only the named sub-command's parser (its own errors and help are
+        # unchanged); an unknown option is reported by the whole parser, as always.
+        args, unknown = _parser(
+            argv[0] if argv and argv[0] in _COMMANDS else None
+        ).parse_known_args(argv)
+        if unknown:
+            args = _parser().parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code) if isinstance(exc.code, int) else exitcodes.USAGE
     try:

@@ -71,6 +71,21 @@ def become_subreaper() -> bool:
     return _subreaper
 
 
+def children_from_proc() -> set[int] | None:
+    """Linux: the pids of this process's children (every thread's), from
+    /proc; None where that cannot be read (then psutil is asked)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    found: set[int] = set()
+    try:
+        for task in os.listdir("/proc/self/task"):  # noqa: PTH208 - plain names
+            with open(f"/proc/self/task/{task}/children", encoding="ascii") as handle:
+                found.update(int(pid) for pid in handle.read().split())
+    except (OSError, ValueError):  # a thread ended meanwhile, or no such file
+        return None
+    return found
+
+
 class Containment(Protocol):
     """One child's containment: set up before the start, swept after the end."""
 
@@ -98,9 +113,12 @@ class MarkerSweep:
         env[MARKER_VARIABLE] = self.marker
         self.started = time.time()
         if _subreaper:
-            import psutil
+            children = children_from_proc()
+            if children is None:
+                import psutil
 
-            self.existing_children = frozenset(c.pid for c in psutil.Process().children())
+                children = {c.pid for c in psutil.Process().children()}
+            self.existing_children = frozenset(children)
 
     def attach(self, pid: int, handle: Any) -> None:
         return None
@@ -172,8 +190,19 @@ class MarkerSweep:
                 continue
         return found
 
+    def nothing_adopted(self) -> bool:
+        """Linux, as a subreaper: true when every child of ours is one we
+        started or had before the session, read from /proc without psutil
+        (False when that cannot be told: ``adopted`` then decides)."""
+        children = children_from_proc()
+        if children is None:
+            return False
+        with spawning:
+            own = set(_own_children)
+        return children <= self.existing_children | own
+
     def sweep(self) -> tuple[int, ...]:
-        if self.quick_scan() == [] and not _subreaper:
+        if self.quick_scan() == [] and (not _subreaper or self.nothing_adopted()):
             return ()  # the common case, decided in about a millisecond
         killed: list[int] = []
         # Twice: a process forking at the moment of the first pass has a

@@ -11,7 +11,6 @@ never sees text it did not ask for.
 
 from __future__ import annotations
 
-import datetime as _dt
 import threading
 import time
 from collections.abc import Callable
@@ -29,7 +28,7 @@ if TYPE_CHECKING:
     from .matrixdata import Matrix
     from .report import Report
     from .runner import Runner
-    from .smoke import SmokeResult
+    from .smoke import PendingSmoke, SmokeResult
     from .target import Target
 
 Log = Callable[[str], None]
@@ -100,13 +99,19 @@ class CheckOutcome:
         return self.report.exit_code(Severity.parse(fail_on))
 
 
+def _now() -> str:
+    import datetime  # here: the smoke child starts before this import
+
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
 def envelope() -> dict[str, Any]:
     """The keys every report document starts with: the one place that names
     the report's ``schema_version``."""
     return {
         "schema_version": REPORT_SCHEMA_VERSION,
         "tool": {"name": "qnndoctor", "version": __version__},
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "created": _now(),
     }
 
 
@@ -183,16 +188,43 @@ class _Smoke:
             )
 
     def start(self) -> None:
-        """Start the session in a thread (the runner of each child marks it as
-        its own, so neither run's sweep takes the other's child)."""
+        """Start the child now, in this thread, then wait for it in another
+        (the runner of each child marks it as its own, so neither run's sweep
+        takes the other's child). A runner other than the real one runs the
+        whole session in that thread."""
         if not self.options.smoke:
             return
+        from .runner import SubprocessRunner
+        from .smoke import start_smoke
+
         options = self.options
         self.log(
             f"smoke session on the {options.backend} backend (timeout {options.smoke_timeout:g} s)"
         )
-        self.thread = threading.Thread(target=self._run, daemon=True)
+        if not isinstance(self.runner, SubprocessRunner):
+            self.thread = threading.Thread(target=self._run, daemon=True)
+            self.thread.start()
+            return
+        try:
+            pending = start_smoke(
+                self.target,
+                backend=options.backend,
+                timeout=options.smoke_timeout,
+                runner=self.runner,
+            )
+        except BaseException as exc:  # re-raised in the caller's thread by finish()
+            self.failure = exc
+            return
+        if pending.pid is not None:
+            self.pids.append(pending.pid)
+        self.thread = threading.Thread(target=self._wait, args=(pending,), daemon=True)
         self.thread.start()
+
+    def _wait(self, pending: PendingSmoke) -> None:
+        try:
+            self.result = pending.result()
+        except BaseException as exc:  # re-raised in the caller's thread by finish()
+            self.failure = exc
 
     def _run(self) -> None:
         from .facts import Facts
@@ -209,8 +241,12 @@ class _Smoke:
         except BaseException as exc:  # re-raised in the caller's thread by finish()
             self.failure = exc
 
+    def running(self) -> bool:
+        return self.thread is not None and self.thread.is_alive()
+
     def cancel(self) -> None:
-        """The probes failed: the session's result cannot count, end it now."""
+        """The probes failed: the session's result cannot count, end it now
+        (nothing to do once ``finish`` returned)."""
         from .runner import kill_tree
 
         killed: set[int] = set()
@@ -267,17 +303,17 @@ def collect(
     runner: Runner | None = None,
     log: Log = _quiet,
     on_start: Callable[[], None] | None = None,
-) -> tuple[Target, Facts, dict[str, Any] | None]:
-    """Target, facts and the saved report they came from (None for a live
-    probe and smoke session of the chosen interpreter). Raises what
-    :func:`run_check` turns into errors."""
+) -> tuple[Target, Facts, dict[str, Any] | None, _Smoke | None]:
+    """Target, facts, the saved report they came from (None for a live
+    probe of the chosen interpreter) and the smoke session, still running
+    (None for a saved report): ``_Smoke.finish`` adds its result. Raises
+    what :func:`run_check` turns into errors."""
     if options.from_report:
         from .saved import from_document, read_document
 
         saved = read_document(options.from_report)
         target, facts = from_document(saved, options.from_report)
-        return target, facts, saved
-    from .collect import run_probes
+        return target, facts, saved, None
     from .target import resolve
 
     target = resolve(options.python)
@@ -289,6 +325,8 @@ def collect(
     smoke = _Smoke(options, target, runner, log)
     smoke.start()  # the longest part: first (each run's sweep spares the other's child)
     try:
+        from .collect import run_probes
+
         probe_run = run_probes(
             target, runner=runner, timeout=options.timeout, deep=options.deep, on_start=on_start
         )
@@ -296,8 +334,7 @@ def collect(
         smoke.cancel()  # never leave the session running behind an error
         raise
     log(f"probes finished in {probe_run.completed.duration_s:.3f} s")
-    facts = probe_run.facts.with_probe(smoke_facts(smoke.finish(probe_run.facts)))
-    return target, facts, None
+    return target, probe_run.facts, None, smoke
 
 
 def recommend_here(
@@ -342,10 +379,6 @@ def run_check(
     """The whole check; never raises for a machine it cannot check or a bad
     ticket (those are :class:`CheckError` values). ``output_format`` only
     picks which renderer to import early, while the target is probed."""
-    from .collect import CouldNotCheck
-    from .saved import SavedReportError
-    from .target import TargetError
-
     problems = options.problems()
     if problems:
         message = "; ".join(problems)
@@ -357,22 +390,54 @@ def run_check(
     warm = threading.Thread(target=_warm_imports, args=(output_format,), daemon=True)
     started = time.perf_counter()
     try:
-        target, facts, saved = collect(options, runner=runner, log=log, on_start=warm.start)
-    except SavedReportError as exc:  # bad input, not a machine that could not be checked
+        target, facts, saved, smoke = collect(options, runner=runner, log=log, on_start=warm.start)
+    except Exception as exc:
+        return _failed(options, exc)
+    try:
+        if warm.is_alive():
+            warm.join()
+        return _diagnose(options, target, facts, saved, smoke, log, started)
+    finally:
+        if smoke is not None:
+            smoke.cancel()  # does something only when the session was not finished
+
+
+def _failed(options: CheckOptions, exc: Exception) -> CheckOutcome:
+    """The outcome of a check that could not collect its facts; re-raises
+    what is not a bad ticket or a machine that could not be checked."""
+    from .collect import CouldNotCheck  # imported only now: the smoke child starts first
+    from .saved import SavedReportError
+    from .target import TargetError
+
+    if isinstance(exc, SavedReportError):  # bad input, not a machine that could not be checked
         error = CheckError("bad-input", f"--from-report: {exc}")
         return CheckOutcome(
             error_document(str(exc), None, "bad-input", options.redact), None, error
         )
-    except (TargetError, CouldNotCheck, OSError, ValueError) as exc:
-        detail = ""
-        if isinstance(exc, CouldNotCheck) and exc.completed is not None:
-            detail = exc.completed.stderr_text()[-4000:]
-        document = error_document(str(exc), _failed_target(options), redact=options.redact)
-        return CheckOutcome(document, None, CheckError("could-not-check", str(exc), detail))
-    if warm.is_alive():
-        warm.join()
+    if not isinstance(exc, (TargetError, CouldNotCheck, OSError, ValueError)):
+        raise exc
+    detail = ""
+    if isinstance(exc, CouldNotCheck) and exc.completed is not None:
+        detail = exc.completed.stderr_text()[-4000:]
+    document = error_document(str(exc), _failed_target(options), redact=options.redact)
+    return CheckOutcome(document, None, CheckError("could-not-check", str(exc), detail))
+
+
+def _diagnose(
+    options: CheckOptions,
+    target: Target,
+    facts: Facts,
+    saved: dict[str, Any] | None,
+    smoke: _Smoke | None,
+    log: Log,
+    started: float,
+) -> CheckOutcome:
+    """Matrix -> rules -> resolver -> report -> redaction. What the smoke
+    session cannot change is diagnosed while it still runs; then its result
+    is added and only what reads it is evaluated."""
     from . import matrixdata
-    from .report import build
+    from .report import build, prepare
+    from .tickets import changes, matrix_identity
 
     try:
         matrix = load_matrix(options.matrix)
@@ -382,14 +447,20 @@ def run_check(
         return CheckOutcome(document, None, CheckError("could-not-check", message))
     warnings = [] if matrix.socs else [f"matrix {matrix.source}"]
     warnings += [f"matrix: {note}" for note in matrix.notes]  # which matrix, and why
-    report = build(target, facts, matrix)
+    identity = matrix_identity(matrix)
+    prepared = None
+    if smoke is not None:
+        if smoke.running():
+            prepared = prepare(facts, matrix)
+        try:
+            result = smoke.finish(facts)
+        except Exception as exc:
+            return _failed(options, exc)
+        facts = facts.with_probe(smoke_facts(result))
+    report = build(target, facts, matrix, prepared)
     log(f"diagnosed in {time.perf_counter() - started:.3f} s")
     document = report.to_json()
-    from .tickets import changes, matrix_identity
-
-    document["matrix"].update(
-        releases=matrix.releases_source, notes=list(matrix.notes), **matrix_identity(matrix)
-    )
+    document["matrix"].update(releases=matrix.releases_source, notes=list(matrix.notes), **identity)
     if saved is not None:
         document["changes_since_report"] = changes(saved, document)
     if options.redact:

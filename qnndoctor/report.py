@@ -12,7 +12,7 @@ from .facts import Facts
 from .findings import Finding, Severity, SkippedCheck
 from .matrixdata import Matrix
 from .pipeline import envelope
-from .rules import evaluate
+from .rules import Evaluation, Rule, all_rules, evaluate
 from .target import Target
 
 
@@ -103,11 +103,57 @@ def with_smoke_diagnosis(facts: Facts, matrix: Matrix) -> Facts:
     return facts.with_probe(replace(smoke, values=values))
 
 
-def build(target: Target, facts: Facts, matrix: Matrix) -> Report:
-    """Diagnose: a pure function of the facts and the matrix (plus a clock)."""
+@dataclass(frozen=True)
+class Prepared:
+    """The part of a report that the smoke session cannot change, made from
+    the probes' facts while the session still runs: every rule that neither
+    needs the ``smoke`` fact nor reads all facts (``needs=()``), in rule
+    order (None: evaluated later), and the resolver's recommendation."""
+
+    rules: tuple[Rule, ...]
+    parts: tuple[Evaluation | None, ...]
+    recommendation: dict[str, Any]
+
+
+def _after_smoke(registered: Rule) -> bool:
+    return "smoke" in registered.needs or not registered.needs
+
+
+def prepare(facts: Facts, matrix: Matrix) -> Prepared:
+    """Diagnose what does not depend on the smoke session (``facts`` without it)."""
+    rules = all_rules()
+    parts = tuple(
+        None if _after_smoke(registered) else evaluate(facts, matrix, (registered,))
+        for registered in rules
+    )
+    return Prepared(rules, parts, recommendation_for(facts, matrix))
+
+
+def _evaluate(facts: Facts, matrix: Matrix, prepared: Prepared | None) -> Evaluation:
+    """``evaluate`` over every rule, taking the prepared rules' results as
+    they are (same order, same sort: the same findings as one pass)."""
+    if prepared is None or prepared.rules != all_rules():
+        return evaluate(facts, matrix)
+    findings: list[Finding] = []
+    skipped: list[SkippedCheck] = []
+    for registered, part in zip(prepared.rules, prepared.parts, strict=True):
+        done = part if part is not None else evaluate(facts, matrix, (registered,))
+        findings.extend(done.findings)
+        skipped.extend(done.skipped)
+    findings.sort(key=lambda f: (-f.severity, f.id))
+    return Evaluation(tuple(findings), tuple(skipped))
+
+
+def build(target: Target, facts: Facts, matrix: Matrix, prepared: Prepared | None = None) -> Report:
+    """Diagnose: a pure function of the facts and the matrix (plus a clock).
+    ``prepared`` (from :func:`prepare` on the same facts without the smoke
+    session) is reused instead of evaluated again."""
     facts = with_smoke_diagnosis(facts, matrix)
-    evaluation = evaluate(facts, matrix)
-    recommendation = recommendation_for(facts, matrix)
+    evaluation = _evaluate(facts, matrix, prepared)
+    if prepared is not None:
+        recommendation: dict[str, Any] = prepared.recommendation
+    else:
+        recommendation = recommendation_for(facts, matrix)
     from .consistency import align_fixes
 
     return Report(

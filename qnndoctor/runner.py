@@ -137,6 +137,43 @@ def _kill_group(pgid: int) -> None:
         pass
 
 
+class Started:
+    """A child that ``SubprocessRunner.start`` started (or failed to start)."""
+
+    def __init__(
+        self,
+        runner: SubprocessRunner,
+        proc: subprocess.Popen[bytes] | None,
+        args: tuple[str, ...],
+        containment: Containment,
+        started: float,
+        timeout: float,
+        failed: Completed | None,
+    ) -> None:
+        self.runner, self.proc, self.args = runner, proc, args
+        self.containment, self.started, self.timeout = containment, started, timeout
+        self.failed = failed
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc is not None else None
+
+    def finish(self, on_start: Callable[[], object] | None = None) -> Completed:
+        """Wait for the child (at most its time limit and the grace after it),
+        contain what it left, collect its output."""
+        if self.proc is None:
+            assert self.failed is not None
+            return self.failed
+        from .containment import note_ended
+
+        try:
+            return self.runner._finish(
+                self.proc, self.args, self.containment, self.started, self.timeout, on_start
+            )
+        finally:
+            note_ended(self.proc.pid)
+
+
 class SubprocessRunner:
     """The real runner: argv list, no shell, stdin closed, whole-tree kill, and
     containment of everything the child starts (``qnndoctor.containment``).
@@ -162,13 +199,26 @@ class SubprocessRunner:
         on_start: Callable[[], object] | None = None,
     ) -> Completed:
         """``on_start`` runs once the child is running: work to overlap with it."""
+        return self.start(argv, timeout=timeout, env=env, cwd=cwd).finish(on_start)
+
+    def start(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> Started:
+        """Start the child now, in the calling thread; ``Started.finish``
+        (from any thread) waits for it. Starting and waiting apart lets a
+        caller start the child before anything else it has to do."""
         args = tuple(argv)
         started = time.monotonic()
         posix = sys.platform != "win32"
         containment = self.containment()
         child_env = dict(env) if env is not None else dict(os.environ)
         containment.prepare(child_env)
-        from .containment import note_ended, note_started, spawning
+        from .containment import note_started, spawning
 
         try:
             with spawning:  # started and noted as our own before any sweep lists it
@@ -187,7 +237,7 @@ class SubprocessRunner:
                 note_started(proc.pid)
         except OSError as exc:
             containment.sweep()
-            return Completed(
+            failed = Completed(
                 argv=args,
                 exit_code=None,
                 stdout=b"",
@@ -195,10 +245,8 @@ class SubprocessRunner:
                 duration_s=time.monotonic() - started,
                 start_error=f"{type(exc).__name__}: {exc.strerror or exc}",
             )
-        try:
-            return self._finish(proc, args, containment, started, timeout, on_start)
-        finally:
-            note_ended(proc.pid)
+            return Started(self, None, args, containment, started, timeout, failed)
+        return Started(self, proc, args, containment, started, timeout, None)
 
     def _finish(
         self,

@@ -15,6 +15,8 @@ from typing import Any
 
 # Reports nest about 10 levels, the release matrix about 8.
 MAX_DEPTH = 64
+# json.loads makes exactly these types for objects and arrays.
+_CONTAINERS = (dict, list)
 
 
 class BadJSON(ValueError):
@@ -22,19 +24,21 @@ class BadJSON(ValueError):
 
 
 def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
-    """Whether containers nest deeper than ``limit`` (iterative: no recursion)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
+    """Whether containers nest deeper than ``limit`` (iterative: no recursion).
+
+    Walks one level at a time, keeping only the containers: the release
+    matrix (about 1.6 MB) is read on every check, and this walk is part of it."""
+    level = [value] if type(value) in _CONTAINERS else []
+    depth = 1
+    while level:
         if depth > limit:
             return True
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+        below: list[Any] = []
+        for item in level:
+            children = item.values() if type(item) is dict else item
+            below.extend([child for child in children if type(child) in _CONTAINERS])
+        level = below
+        depth += 1
     return False
 
 

@@ -13,7 +13,6 @@ import json
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import exitcodes
-from ..findings import Severity
 
 if TYPE_CHECKING:
     from ..runner import Runner
@@ -168,4 +167,6 @@ def run_model(
     _emit(doc, args, out)
     if target is None:  # the model's own checks ran; the question "here?" was not answered
         return exitcodes.COULD_NOT_CHECK
+    from ..findings import Severity  # here: cli.py builds this parser on every start
+
     return exit_code(findings, Severity.parse(args.fail_on))

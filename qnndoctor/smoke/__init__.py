@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..facts import Facts
-from ..runner import Completed, Runner, SubprocessRunner
+from ..runner import Completed, Runner, Started, SubprocessRunner
 from ..target import Target
 from . import result_shape
 
@@ -243,8 +243,91 @@ def classify(completed: Completed, backend: str, timeout: float | None = None) -
     return SmokeResult(status, reason=reason, child=child, **common)
 
 
+# Runs child.py as ``python child.py`` would (its folder first on sys.path,
+# nothing else added), but imported, so the bytecode compiled at install
+# time is used instead of compiling the script on every start.
+CHILD_BOOTSTRAP = (
+    "import os, sys\n"
+    "sys.path[0] = os.path.dirname(sys.argv[1])\n"
+    "import child\n"
+    "sys.exit(child.main(sys.argv[2:]))\n"
+)
+
+
 def smoke_argv(target: Target, backend: str) -> list[str]:
-    return [target.python, "-B", str(CHILD), str(MODEL), str(EXPECTED), backend]
+    return [
+        target.python,
+        "-B",
+        "-c",
+        CHILD_BOOTSTRAP,
+        str(CHILD),
+        str(MODEL),
+        str(EXPECTED),
+        backend,
+    ]
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    for variable in ("PYTHONINSPECT", "PYTHONSTARTUP"):
+        env.pop(variable, None)
+    # numpy (which onnxruntime imports) starts one OpenBLAS thread per core at
+    # import; the session never calls BLAS, so those threads only take CPU
+    # from the probes running beside it. A user's own setting is kept.
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
+    return env
+
+
+class PendingSmoke:
+    """A smoke session that was started and is not classified yet."""
+
+    def __init__(
+        self,
+        backend: str,
+        timeout: float,
+        cwd: tempfile.TemporaryDirectory[str] | None,
+        started: Started | None = None,
+        completed: Completed | None = None,
+    ) -> None:
+        self.backend, self.timeout, self._cwd = backend, timeout, cwd
+        self._started, self._completed = started, completed
+
+    @property
+    def pid(self) -> int | None:
+        return self._started.pid if self._started is not None else None
+
+    def result(self) -> SmokeResult:
+        """Wait for the child (bounded by its timeout) and classify its end."""
+        try:
+            completed = self._started.finish() if self._started is not None else self._completed
+        finally:
+            if self._cwd is not None:
+                self._cwd.cleanup()
+        assert completed is not None
+        return classify(completed, self.backend, self.timeout)
+
+
+def start_smoke(
+    target: Target, *, backend: str = "htp", timeout: float = 60.0, runner: Runner | None = None
+) -> PendingSmoke:
+    """Start the child in the target now (the real runner returns at once;
+    another runner runs it to the end here). Never raises for anything the
+    child does."""
+    runner = runner or SubprocessRunner()
+    # A neutral working directory: a stray ./onnxruntime folder must not be
+    # what the session imports (the probes report that case separately).
+    cwd = tempfile.TemporaryDirectory(prefix="qnndoctor-smoke-")
+    argv, env = smoke_argv(target, backend), _child_env()
+    try:
+        if isinstance(runner, SubprocessRunner):
+            started = runner.start(argv, timeout=timeout, env=env, cwd=cwd.name)
+            return PendingSmoke(backend, timeout, cwd, started=started)
+        completed = runner.run(argv, timeout=timeout, env=env, cwd=cwd.name)
+    except BaseException:
+        cwd.cleanup()
+        raise
+    cwd.cleanup()
+    return PendingSmoke(backend, timeout, None, completed=completed)
 
 
 def run_smoke(
@@ -260,15 +343,7 @@ def run_smoke(
     why_not = reason_not_to_run(facts)
     if why_not:
         return not_run(why_not, backend)
-    runner = runner or SubprocessRunner()
-    env = dict(os.environ)
-    for variable in ("PYTHONINSPECT", "PYTHONSTARTUP"):
-        env.pop(variable, None)
-    # A neutral working directory: a stray ./onnxruntime folder must not be
-    # what the session imports (the probes report that case separately).
-    with tempfile.TemporaryDirectory(prefix="qnndoctor-smoke-") as cwd:
-        completed = runner.run(smoke_argv(target, backend), timeout=timeout, env=env, cwd=cwd)
-    return classify(completed, backend, timeout)
+    return start_smoke(target, backend=backend, timeout=timeout, runner=runner).result()
 
 
 def failure_text(smoke: Mapping[str, Any]) -> tuple[str, str | None]:
