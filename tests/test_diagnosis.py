@@ -5,6 +5,7 @@ from the text itself, harmless lines."""
 from __future__ import annotations
 
 import json
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,10 @@ def test_catalogue_cites_only_public_sources() -> None:
     for entry in ENTRIES:
         for source in entry["sources"]:
             assert source.startswith("https://"), (entry["id"], source)
-            assert "shared/" not in source and "tests/" not in source, (entry["id"], source)
+            # no path into this project's own shared/ or tests/ folders (a public repo's
+            # folder that merely ends in 'shared', like ai-hub-models' models/_shared/, is fine)
+            folders = re.split(r"[/#?]", source)
+            assert "shared" not in folders and "tests" not in folders, (entry["id"], source)
 
 
 def _facts_that_fit(entry: dict[str, Any]) -> list[Fact]:
