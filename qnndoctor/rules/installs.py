@@ -105,8 +105,7 @@ def onnxruntime_qnn_present(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         + (f" Installed onnxruntime flavours: {', '.join(others)}." if others else ""),
         (Evidence("installs.distributions", others),),
         Fix(
-            "Install onnxruntime-qnn with this interpreter (`qnndoctor recommend` will name the "
-            "exact version once the version matrix is available).",
+            "Install onnxruntime-qnn with this interpreter.",
             (pip(facts, "install", "onnxruntime-qnn"),),
         ),
     )
