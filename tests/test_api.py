@@ -72,6 +72,20 @@ def test_ensure_ready_raises_on_a_floated_plugin(cli: Cli, floated_venv: Path) -
     assert raised.value.report.document["redacted"] is False  # stays in the process
 
 
+def test_ensure_ready_without_smoke_knows_the_floated_pair_fails(
+    cli: Cli, floated_venv: Path
+) -> None:
+    """The installer's pre-flight (no session) already knows: pip accepts
+    onnxruntime-qnn 2.3.0 beside onnxruntime 1.31.1, the known issue says it fails."""
+    report = _agree(cli, floated_venv, "--no-smoke", smoke=False)
+    assert "plugin-companion-known-broken" in [f.id for f in report.findings]
+    assert "plugin-companion-mismatch" not in [f.id for f in report.findings]  # pip is satisfied
+    finding = next(f for f in report.findings if f.id == "plugin-companion-known-broken")
+    assert "onnxruntime-qnn/issues/492" in finding.cause
+    with pytest.raises(qnndoctor.NotReady):
+        qnndoctor.ensure_ready(floated_venv, smoke=False)
+
+
 def test_could_not_check_is_a_report_and_bad_arguments_raise(tmp_path: Path) -> None:
     report = qnndoctor.check(tmp_path / "no-python-here", smoke=False)
     assert report.exit_code == 3 and not report.ok and report.error

@@ -41,6 +41,11 @@ COMPANION_MISMATCH = FindingKind(
     Severity.ERROR,
     "The onnxruntime beside onnxruntime-qnn 2.x does not meet its requirement",
 )
+COMPANION_KNOWN_BROKEN = FindingKind(
+    "plugin-companion-known-broken",
+    Severity.ERROR,
+    "This onnxruntime-qnn and onnxruntime pair meets the requirement but is known to fail",
+)
 OVERWRITTEN = FindingKind(
     "files-overwritten",
     Severity.ERROR,
@@ -148,7 +153,61 @@ def multiple_owners(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     )
 
 
-@rule(needs=("installs", "interpreter"), emits=(COMPANION_MISSING, COMPANION_MISMATCH))
+def _matrix_platform(facts: Facts) -> str:
+    """The target as the matrix names platforms (win_arm64, linux_x86_64, ...)."""
+    system = str(facts.value("interpreter", "sys_platform") or "")
+    arch = str(facts.value("emulation", "process_arch") or facts.value("interpreter", "build_arch"))
+    arch = {"arm64": "aarch64", "amd64": "x86_64"}.get(arch.lower(), arch.lower())
+    if system == "win32":
+        return "win_arm64" if arch == "aarch64" else "win_amd64"
+    return f"linux_{arch}"
+
+
+def _known_broken(
+    facts: Facts, matrix: Matrix, qnn: dict[str, Any], ort_version: Version
+) -> Iterator[Finding]:
+    """Known issues (matrix/known_issues.json) that make an installed pair
+    fail although pip is satisfied: e.g. the 2.0-2.3 plugin handshake with
+    onnxruntime 1.28+. Only issues with public sources speak."""
+    try:
+        qnn_version = Version(str(qnn.get("version")))
+    except InvalidVersion:
+        return
+    platform = _matrix_platform(facts)
+    for issue in matrix.releases.known_issues:
+        if issue.effect != "pin-companion" or not issue.companion_pin or not issue.sources:
+            continue
+        if not issue.applies(qnn_version, platform):
+            continue
+        try:
+            pin = Requirement(issue.companion_pin)
+        except InvalidRequirement:
+            continue
+        if pin.specifier.contains(ort_version, prereleases=True):
+            continue
+        yield make(
+            COMPANION_KNOWN_BROKEN,
+            f"{label(qnn)} with onnxruntime {ort_version}: {issue.title}. {issue.explanation} "
+            f"pip accepts this pair (the plugin only asks for a minimum onnxruntime), so "
+            f"nothing warns at install time. ({issue.confidence}; "
+            f"sources: {' '.join(issue.sources)})",
+            (
+                Evidence("installs.distributions[onnxruntime-qnn].version", str(qnn_version)),
+                Evidence("installs.distributions[onnxruntime].version", str(ort_version)),
+                Evidence("matrix.known_issues", issue.id),
+            ),
+            Fix(
+                f"Install the onnxruntime this onnxruntime-qnn release works with ({pin}), "
+                "or upgrade onnxruntime-qnn.",
+                (pip(facts, "install", str(pin)),),
+            ),
+        )
+
+
+@rule(
+    needs=("installs", "interpreter"),
+    emits=(COMPANION_MISSING, COMPANION_MISMATCH, COMPANION_KNOWN_BROKEN),
+)
 def plugin_companion(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     env = _requirement_env(facts)
     for qnn in qnn_dists(facts):
@@ -215,6 +274,8 @@ def plugin_companion(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
                         (pip(facts, "install", needed),),
                     ),
                 )
+            else:
+                yield from _known_broken(facts, matrix, qnn, version)
 
 
 def _key_file_problems(dist: dict[str, Any], statuses: tuple[str, ...]) -> list[dict[str, Any]]:
