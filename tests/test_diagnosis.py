@@ -461,3 +461,19 @@ def test_sys_version_output_names_the_python() -> None:
     facts = textfacts.from_text(text)
     assert facts.value("python.version") == "3.12.4"
     assert facts.value("python.arch") == "x86_64"
+
+
+def test_how_people_write_their_python_build() -> None:
+    """Reporters name the build in prose; the arch it states decides emulation."""
+    for text, arch in (
+        ("onnxruntime-qnn 1.22.0 on Snapdragon X Elite, python 3.12 x64", "x86_64"),
+        ("I use Python 3.12.4 (AMD64) from python.org", "x86_64"),
+        ("installed the x64 version of Python", "x86_64"),
+        ("ARM64 Python 3.12, onnxruntime-qnn 1.23.2", "arm64"),
+        ("Python 3.11 arm64 from python.org", "arm64"),
+    ):
+        assert textfacts.from_text(text).value("python.arch") == arch, text
+    stated = textfacts.from_text("Snapdragon X Elite X1E-78-100, python 3.12 x64", SOCS)
+    assert stated.value("emulated") is True
+    for text in ("Python 3.12 (64-bit)", "python -m pip install onnxruntime-qnn", "x64 machine"):
+        assert textfacts.from_text(text).value("python.arch") is None, text

@@ -166,6 +166,8 @@ def _templates(line: str) -> Iterator[tuple[str, Any]]:
         yield "python.version", match[1] or match[2]
     if _X64_PYTHON.search(line):
         yield "python.arch", "x86_64"
+    elif _ARM64_PYTHON.search(line):
+        yield "python.arch", "arm64"
     if match := _MSC_ARCH.search(line):
         yield "os", "windows"
         yield "python.arch", {"arm64": "arm64", "amd64": "x86_64"}.get(match["arch"].lower(), "x86")
@@ -233,8 +235,17 @@ def _pip_show_blocks(lines: list[str]) -> Iterator[tuple[int, str, str]]:
 
 
 _HEADING = re.compile(r"^\s*#{2,4}\s*(?P<name>[A-Za-z][A-Za-z /()]+?)\s*$")
+# "x64 Python", "Python (x64)", "Python 3.12 x64", "Python 3.12.4 (AMD64)", "x64 version of Python"
 _X64_PYTHON = re.compile(
-    r"\b(?:x64|x86[-_]64|amd64)\s+Python\b|\bPython\s+\(?(?:x64|amd64)\)?(?!\w)", re.I
+    r"\b(?:x64|x86[-_]64|amd64)\s+(?:version\s+of\s+|build\s+of\s+)?Python\b"
+    r"|\bPython\s+(?:3\.\d+(?:\.\d+)?\s+)?\(?(?:x64|amd64)\)?(?!\w)",
+    re.I,
+)
+# The same for native ARM64 builds: "ARM64 Python", "Python 3.12 (ARM64)", "Python 3.12 arm64"
+_ARM64_PYTHON = re.compile(
+    r"\b(?:arm64|aarch64)\s+(?:version\s+of\s+|build\s+of\s+)?Python\b"
+    r"|\bPython\s+(?:3\.\d+(?:\.\d+)?\s+)?\(?(?:arm64|aarch64)\)?(?![\w-])",
+    re.I,
 )
 
 
