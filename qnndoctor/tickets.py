@@ -9,7 +9,6 @@ vanished, a different recommended version, a newer matrix or qnndoctor.
 from __future__ import annotations
 
 import functools
-import hashlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,13 @@ from .matrixdata import Matrix
 
 @functools.cache
 def _file_sha256(path: Path, size: int, mtime_ns: int) -> str:
+    from .matrixdata.parsed_cache import known_digest
+
+    known = known_digest(path, size, mtime_ns)  # kept with the parsed matrix
+    if known is not None:
+        return known
+    import hashlib
+
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
@@ -26,6 +32,8 @@ def matrix_identity(matrix: Matrix) -> dict[str, Any]:
     """The matrix's generation date (from its provenance) and a SHA-256 over
     the data files it was read from (releases.json, socs.json): two reports
     with the same hash were judged by the same data."""
+    import hashlib
+
     digest = hashlib.sha256()
     for path in matrix.files:
         try:

@@ -20,9 +20,9 @@ from typing import Any
 
 from .._layout import package_dir
 from ..facts import Facts
-from .checked import load_checked
-from .releases import ReleaseMatrix, ReleasesError
-from .releases import load as load_releases
+from . import parsed_cache
+from .checked import checked_matrix, read_checked
+from .releases import ReleaseMatrix, ReleasesError, parse, read_documents
 
 EMPTY_RELEASES = ReleaseMatrix((), (), {})
 
@@ -72,6 +72,28 @@ def user_matrix_dir() -> Path:
     return Path(platformdirs.user_cache_dir("qnndoctor")) / "matrix"
 
 
+def _parsed(path: Path, *, eager: bool) -> parsed_cache.Build:
+    """Parse a releases document: ``eager`` builds every record now (a
+    --matrix file: a bad one fails at once); one without releases is an error."""
+
+    def build(_data: bytes, document: Any, issues: Any) -> ReleaseMatrix:
+        loaded = parse(document, issues, eager=eager)
+        if not loaded.releases:
+            raise ReleasesError(f"{path}: contains no releases")
+        return loaded
+
+    return build
+
+
+def _stamped(path: Path) -> parsed_cache.Build:
+    """Check an updated matrix against the schema, once per content (checked.py)."""
+
+    def build(data: bytes, document: Any, issues: Any) -> ReleaseMatrix:
+        return checked_matrix(path, data, document, issues, use_stamp=True)
+
+    return build
+
+
 def _releases(
     bundled_dir: Path, override: Path | None
 ) -> tuple[ReleaseMatrix, str | None, list[str], Path | None]:
@@ -101,12 +123,17 @@ def _releases(
             # --matrix is checked whole (every record built: hand-made test
             # matrices need not carry provenance); the bundled one is checked
             # by the tests.
-            if label.startswith("updated"):
-                loaded = load_checked(path, issues, use_stamp=True)
-            else:
-                loaded = load_releases(path, issues, eager=label.startswith("--matrix"))
-                if not loaded.releases:
-                    raise ReleasesError(f"{path}: contains no releases")
+            if label.startswith("--matrix"):
+                loaded = _parsed(path, eager=True)(*read_documents(path, issues))
+            else:  # parsed once per file content (parsed_cache.py)
+                updated = label.startswith("updated")
+                loaded = parsed_cache.load(
+                    path,
+                    issues,
+                    read_checked if updated else read_documents,
+                    _stamped(path) if updated else _parsed(path, eager=False),
+                    also_hash=(bundled_dir / "socs.json",),
+                )
             if notes:
                 notes.append(f"using the {label} ({path}) instead")
             return loaded, f"{label} ({path})", notes, path
