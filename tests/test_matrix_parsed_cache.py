@@ -27,8 +27,9 @@ from qnndoctor.matrixdata.releases import (
 )
 from qnndoctor.tickets import _file_sha256, matrix_identity
 
-BUNDLED = package_dir("matrix")
-assert BUNDLED is not None
+_FOUND = package_dir("matrix")
+assert _FOUND is not None
+BUNDLED: Path = _FOUND
 
 
 class Counting:
