@@ -188,27 +188,39 @@ def test_an_unwritable_cache_costs_only_the_parse(matrix_dir: Path, tmp_path: Pa
     assert not list(tmp_path.glob("**/.*.tmp"))  # nothing half-written left behind
 
 
-def test_the_bundled_matrix_and_its_identity_through_the_cache(
+def test_the_installed_matrix_and_its_identity_through_the_user_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``load`` of a matrix folder goes through the user cache: twice (a
-    fresh start each time) the same matrix and the files' own identity."""
+    """``load()`` keeps the installed matrix's parse in the user cache: twice
+    (a fresh start each time) the same matrix and the files' own identity."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    folder = tmp_path / "matrix"
-    shutil.copytree(BUNDLED, folder)
+    parsed_cache.events.clear()
     digest = hashlib.sha256()
     for name in ("releases.json", "socs.json"):
-        digest.update(
-            f"{name} {hashlib.sha256((folder / name).read_bytes()).hexdigest()}\n".encode()
-        )
+        data = (BUNDLED / name).read_bytes()
+        digest.update(f"{name} {hashlib.sha256(data).hexdigest()}\n".encode())
     loaded = []
-    for _ in range(2):
+    try:
+        for _ in range(2):
+            load.cache_clear()
+            parsed_cache._digests.clear()
+            _file_sha256.cache_clear()
+            matrix = load()
+            assert matrix_identity(matrix)["sha256"] == digest.hexdigest()
+            loaded.append(_summary(matrix.releases))
+    finally:
         load.cache_clear()
-        parsed_cache._digests.clear()
-        _file_sha256.cache_clear()
-        matrix = load(folder)
-        assert matrix_identity(matrix)["sha256"] == digest.hexdigest()
-        loaded.append(_summary(matrix.releases))
     assert loaded[0] == loaded[1]
-    assert list((tmp_path / "xdg" / "qnndoctor" / "parsed").iterdir())
-    load.cache_clear()
+    assert len(list((tmp_path / "xdg" / "qnndoctor" / "parsed").iterdir())) == 1
+    assert parsed_cache.events == []
+
+
+def test_a_matrix_folder_of_test_data_is_not_cached(
+    matrix_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    try:
+        assert load(matrix_dir).releases.releases
+    finally:
+        load.cache_clear()
+    assert not (tmp_path / "xdg" / "qnndoctor" / "parsed").exists()

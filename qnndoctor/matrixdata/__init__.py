@@ -95,10 +95,12 @@ def _stamped(path: Path) -> parsed_cache.Build:
 
 
 def _releases(
-    bundled_dir: Path, override: Path | None
+    bundled_dir: Path, override: Path | None, *, cached: bool
 ) -> tuple[ReleaseMatrix, str | None, list[str], Path | None]:
     """``--matrix FILE`` first, then a valid user-cache update, then the bundled
-    data. Known issues come from beside the chosen releases.json, else bundled."""
+    data. Known issues come from beside the chosen releases.json, else bundled.
+    ``cached``: the installed matrix (not a folder of test data), whose
+    parse is kept in the user cache."""
     notes: list[str] = []
     bundled_issues = bundled_dir / "known_issues.json"
     candidates: list[tuple[Path, str]] = []
@@ -125,14 +127,18 @@ def _releases(
             # by the tests.
             if label.startswith("--matrix"):
                 loaded = _parsed(path, eager=True)(*read_documents(path, issues))
-            else:  # parsed once per file content (parsed_cache.py)
-                updated = label.startswith("updated")
-                loaded = parsed_cache.load(
-                    path,
-                    issues,
-                    read_checked if updated else read_documents,
-                    _stamped(path) if updated else _parsed(path, eager=False),
-                    also_hash=(bundled_dir / "socs.json",),
+            else:
+                read, build = (
+                    (read_checked, _stamped(path))
+                    if label.startswith("updated")
+                    else (read_documents, _parsed(path, eager=False))
+                )
+                loaded = (  # parsed once per file content (parsed_cache.py)
+                    parsed_cache.load(
+                        path, issues, read, build, also_hash=(bundled_dir / "socs.json",)
+                    )
+                    if cached
+                    else build(*read(path, issues))
                 )
             if notes:
                 notes.append(f"using the {label} ({path}) instead")
@@ -168,7 +174,9 @@ def load(directory: Path | None = None, releases: Path | None = None) -> Matrix:
         if directory is None:
             raise MatrixError("the qnndoctor.matrix package is missing from this installation")
     socs = load_socs(directory)
-    release_matrix, release_source, notes, releases_path = _releases(directory, releases)
+    release_matrix, release_source, notes, releases_path = _releases(
+        directory, releases, cached=bundled
+    )
     return Matrix(
         socs=socs,
         source="bundled qnndoctor.matrix" if bundled else str(directory),
