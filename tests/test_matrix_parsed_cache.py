@@ -9,6 +9,8 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,7 @@ from qnndoctor.matrixdata.releases import (
     parse,
     read_documents,
 )
-from qnndoctor.tickets import _file_sha256, matrix_identity
+from qnndoctor.tickets import matrix_identity
 
 _FOUND = package_dir("matrix")
 assert _FOUND is not None
@@ -204,7 +206,8 @@ def test_the_installed_matrix_and_its_identity_through_the_user_cache(
         for _ in range(2):
             load.cache_clear()
             parsed_cache._digests.clear()
-            _file_sha256.cache_clear()
+            parsed_cache._texts.clear()
+            parsed_cache.file_sha256.cache_clear()
             matrix = load()
             assert matrix_identity(matrix)["sha256"] == digest.hexdigest()
             loaded.append(_summary(matrix.releases))
@@ -224,3 +227,35 @@ def test_a_matrix_folder_of_test_data_is_not_cached(
     finally:
         load.cache_clear()
     assert not (tmp_path / "xdg" / "qnndoctor" / "parsed").exists()
+
+
+def test_a_fresh_start_with_a_cached_matrix_reads_no_json_and_hashes_nothing(
+    tmp_path: Path,
+) -> None:
+    """What the cache is for, seen from a new process: the second start
+    takes the matrix and its identity from the entry (no JSON of the matrix
+    read, hashlib never imported) and reports the same identity."""
+    script = (
+        "import sys\n"
+        "from qnndoctor.matrixdata import load, parsed_cache\n"
+        "from qnndoctor.tickets import matrix_identity\n"
+        "identity = matrix_identity(load())['sha256']\n"
+        "print(identity, 'hashlib' in sys.modules, parsed_cache.events)\n"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", script],
+            env=env,
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        ).stdout.split(maxsplit=2)
+        for _ in range(2)
+    ]
+    assert runs[0][0] == runs[1][0] == matrix_identity(load())["sha256"]
+    assert runs[0][1:] == ["True", "[]\n"]  # built: the files were hashed
+    assert runs[1][1:] == ["False", "[]\n"]  # read back: nothing to hash

@@ -15,10 +15,11 @@ one that cannot be written only costs the parse next time (also recorded).
 from __future__ import annotations
 
 import binascii
+import functools
 import marshal
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,10 @@ FORMAT = 1
 _MAGIC = b"qnndoctor parsed matrix\n"
 # What happened to the cache in this process (shown by ``check --verbose``).
 events: list[str] = []
-# SHA-256 of data files, by (path, size, mtime_ns): from a cache entry, or
-# computed while building one (``tickets.matrix_identity`` asks here first).
+# SHA-256 of data files, by (path, size, mtime_ns), and of identity texts
+# (``files_sha256``): from a cache entry, or computed while building one.
 _digests: dict[tuple[str, int, int], str] = {}
+_texts: dict[str, str] = {}
 
 Build = Callable[[bytes, Any, Any], ReleaseMatrix]
 
@@ -48,6 +50,41 @@ def known_digest(path: Path, size: int, mtime_ns: int) -> str | None:
     """The SHA-256 of ``path`` if a cache entry (or its building) recorded it
     for exactly this size and mtime."""
     return _digests.get((str(path), size, mtime_ns))
+
+
+@functools.cache
+def file_sha256(path: Path, size: int, mtime_ns: int) -> str:
+    """The SHA-256 of ``path`` (as it is at this size and mtime)."""
+    known = known_digest(path, size, mtime_ns)
+    if known is not None:
+        return known
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _identity_text(paths: Iterable[Path]) -> str:
+    lines = []
+    for path in paths:
+        try:
+            stat = path.stat()
+            lines.append(f"{path.name} {file_sha256(path, stat.st_size, stat.st_mtime_ns)}\n")
+        except OSError as exc:
+            lines.append(f"{path.name} unreadable: {exc.strerror}\n")
+    return "".join(lines)
+
+
+def files_sha256(paths: Iterable[Path]) -> str:
+    """One SHA-256 over a line "name sha256" per data file: the matrix
+    identity in reports (``tickets.matrix_identity``). Two equal ones were
+    made from the same data."""
+    text = _identity_text(paths)
+    known = _texts.get(text)
+    if known is None:
+        import hashlib
+
+        known = _texts[text] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return known
 
 
 def _stat(path: Path | None) -> list[Any]:
@@ -77,7 +114,7 @@ def entry_path(folder: Path, releases_path: Path) -> Path:
     return folder / f"releases-{binascii.crc32(str(releases_path).encode()):08x}.marshal"
 
 
-def _read(entry: Path, key: list[Any]) -> tuple[Any, Any, list[Any]] | None:
+def _read(entry: Path, key: list[Any]) -> tuple[Any, Any, Any] | None:
     """The entry's compact releases document, issues document and digests,
     when it was built from exactly ``key``; None (recorded) otherwise."""
     try:
@@ -97,13 +134,13 @@ def _read(entry: Path, key: list[Any]) -> tuple[Any, Any, list[Any]] | None:
         return None
     try:
         stored = marshal.loads(payload)
-        stored_key, releases, issues, digests = stored
+        if not isinstance(stored, list) or not stored or stored[0] != key:
+            return None  # built from other files or by another qnndoctor: rebuilt
+        _key_again, releases, issues, digests, texts = stored
     except (EOFError, ValueError, TypeError) as exc:
         events.append(f"ignored the parsed matrix cache {entry}: unreadable ({exc})")
         return None
-    if stored_key != key:
-        return None  # built from other files or by another qnndoctor: rebuilt
-    return releases, issues, digests
+    return releases, issues, (digests, texts)
 
 
 def _interned(value: Any) -> Any:
@@ -119,9 +156,9 @@ def _interned(value: Any) -> Any:
     return value
 
 
-def _write(entry: Path, key: list[Any], document: Any, issues: Any, digests: list[Any]) -> None:
+def _write(entry: Path, key: list[Any], document: Any, issues: Any, digests: Any) -> None:
     try:
-        payload = marshal.dumps(_interned([key, compact_document(document), issues, digests]))
+        payload = marshal.dumps(_interned([key, compact_document(document), issues, *digests]))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         # A malformed record: not cached, so it fails where it always did (when read).
         events.append(f"parsed matrix not cached: {type(exc).__name__}: {exc}")
@@ -155,9 +192,12 @@ def _sha256_files(paths: Iterable[Path], first: tuple[Path, bytes]) -> list[Any]
     return rows
 
 
-def _remember(digests: Iterable[Any]) -> None:
-    for path, size, mtime_ns, digest in digests:
+def _remember(digests: Any) -> None:
+    files, texts = digests
+    for path, size, mtime_ns, digest in files:
         _digests[(str(path), int(size), int(mtime_ns))] = str(digest)
+    for text, digest in texts:
+        _texts[str(text)] = str(digest)
 
 
 def load(
@@ -166,13 +206,14 @@ def load(
     read: Callable[[Path, Path | None], tuple[bytes, Any, Any]],
     build: Build,
     *,
-    also_hash: Iterable[Path] = (),
+    also_hash: Sequence[Path] = (),
     folder: Path | None = None,
 ) -> ReleaseMatrix:
     """The matrix of ``releases_path``: from its cache entry when one was
     built from these exact files, else ``build(*read(...))`` (which raises
     ``ReleasesError`` as without a cache) and a new entry. ``also_hash``:
-    other data files of the matrix identity whose SHA-256 the entry keeps."""
+    the other data files of the matrix identity (``files_sha256`` of
+    ``releases_path`` and these is kept with the entry)."""
     key = _key(releases_path, issues_path)
     entry = None
     if key is not None:
@@ -194,7 +235,9 @@ def load(
     data, document, issues = read(releases_path, issues_path)
     matrix = build(data, document, issues)
     if key is not None and entry is not None:
-        digests = _sha256_files(also_hash, (releases_path, data))
-        _remember(digests)
-        _write(entry, key, document, issues, digests)
+        files = _sha256_files(also_hash, (releases_path, data))
+        _remember((files, []))
+        text = _identity_text([releases_path, *also_hash])
+        files_sha256([releases_path, *also_hash])
+        _write(entry, key, document, issues, (files, [[text, _texts[text]]]))
     return matrix
