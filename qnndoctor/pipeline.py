@@ -278,7 +278,18 @@ def _warm_imports(output_format: str) -> None:
     """Import what diagnosis and rendering need while the probe program runs
     in the target: the child's run and our imports overlap."""
     try:
-        from . import matrixdata, redact, render, report, rules, smoke  # noqa: F401
+        from . import (  # noqa: F401 - what the probes' end waits for otherwise
+            binaries,
+            consistency,
+            inventory,
+            matrixdata,
+            redact,
+            render,
+            report,
+            rules,
+            smoke,
+            tickets,
+        )
 
         rules.all_rules()
         matrixdata.load_or_empty()
