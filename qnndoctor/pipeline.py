@@ -290,6 +290,7 @@ def _warm_imports(output_format: str) -> None:
             smoke,
             tickets,
         )
+        from .smoke import outcome  # noqa: F401 - lent by qnndoctor.smoke on first use
 
         rules.all_rules()
         matrixdata.load_or_empty()
