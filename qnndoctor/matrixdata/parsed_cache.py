@@ -2,7 +2,7 @@
 
 Every check reads releases.json (about 1.6 MB of JSON, ~20 ms to read,
 check for depth and turn into values). What the resolver reads of it
-(``releases.compact_document``, about a quarter) is kept here with
+(``releases.compact_document``, about an eighth) is kept here with
 ``marshal``, with the known issues and the SHA-256 of the data files (the
 report's matrix identity), keyed on each source file's path, size and
 mtime_ns, on qnndoctor's version and on the module that defines the compact
@@ -227,10 +227,10 @@ def load(
             releases, issues, digests = found
             try:
                 matrix = parse(releases, issues)
+                _remember(digests)
             except (ReleasesError, AttributeError, KeyError, TypeError, ValueError) as exc:
                 events.append(f"ignored the parsed matrix cache {entry}: {exc}")
             else:
-                _remember(digests)
                 return matrix
     data, document, issues = read(releases_path, issues_path)
     matrix = build(data, document, issues)
