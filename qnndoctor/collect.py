@@ -3,18 +3,19 @@ output into facts. Also the host-side binary reading that follows."""
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._layout import package_dir
-from .facts import Facts, ProbeFacts
 from .runner import Completed, Runner, SubprocessRunner
 from .target import Target
+
+if TYPE_CHECKING:  # imported when the probe program runs (see run_probes)
+    from .facts import Facts
 
 MARKER = "@@qnndoctor-probe@@"
 PART_MARKER = "@@qnndoctor-probe-part@@"
@@ -106,6 +107,8 @@ def parse_probe_output(completed: Completed) -> tuple[dict[str, Any], str]:
     probe without one becomes an error entry: one lost section, not the
     whole report. Nothing printed at all is ``CouldNotCheck``.
     """
+    import json  # here: the probe program starts before this import
+
     text = completed.stdout_text()
     document: dict[str, Any] | None = None
     parts: dict[str, Any] = {}
@@ -194,6 +197,7 @@ def run_probes(
             ) from None
         raise
     from .binaries import read_binaries
+    from .facts import Facts, ProbeFacts
 
     facts = Facts.from_json(document["probes"])
     facts = facts.with_probe(read_binaries(facts))

@@ -278,7 +278,19 @@ def _warm_imports(output_format: str) -> None:
     """Import what diagnosis and rendering need while the probe program runs
     in the target: the child's run and our imports overlap."""
     try:
-        from . import matrixdata, redact, render, report, rules, smoke  # noqa: F401
+        from . import (  # noqa: F401 - what the probes' end waits for otherwise
+            binaries,
+            consistency,
+            inventory,
+            matrixdata,
+            redact,
+            render,
+            report,
+            rules,
+            smoke,
+            tickets,
+        )
+        from .smoke import outcome  # noqa: F401 - lent by qnndoctor.smoke on first use
 
         rules.all_rules()
         matrixdata.load_or_empty()
@@ -445,6 +457,8 @@ def _diagnose(
         message = f"--matrix: {exc}"
         document = error_document(message, target.to_json(), redact=options.redact)
         return CheckOutcome(document, None, CheckError("could-not-check", message))
+    for event in matrixdata.parsed_cache.events:  # a cache that could not help: --verbose
+        log(event)
     warnings = [] if matrix.socs else [f"matrix {matrix.source}"]
     warnings += [f"matrix: {note}" for note in matrix.notes]  # which matrix, and why
     identity = matrix_identity(matrix)

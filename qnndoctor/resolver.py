@@ -160,6 +160,22 @@ class Profile:
     def tags(self) -> frozenset[Tag]:
         return _supported_tags(self.python, self.free_threaded, tuple(self.platform_tags()))
 
+    def accepts(self, wheel_tags: frozenset[Tag]) -> bool:
+        """Whether pip would install a wheel with these tags here: the same
+        answer as ``wheel_tags & self.tags()``, from packaging's supported tags
+        for only the wheel's own platforms (each supported tag names one
+        platform, or "any"): ~30 tags instead of ~930 on Linux."""
+        own = self.platform_tags()
+        if not own:  # packaging would read no platforms as "this machine's"
+            return not wheel_tags.isdisjoint(self.tags())
+        wheel_platforms = {tag.platform for tag in wheel_tags}
+        platforms = tuple(p for p in own if p in wheel_platforms)
+        if not platforms and "any" in wheel_platforms:
+            platforms = (own[0],)  # the "any" tags come with every platform list
+        return bool(platforms) and not wheel_tags.isdisjoint(
+            _supported_tags(self.python, self.free_threaded, platforms)
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "python": ".".join(map(str, self.python)) + ("t" if self.free_threaded else ""),
@@ -387,12 +403,11 @@ def evaluate_release(
     profile: Profile, release: Release, matrix: ReleaseMatrix, allow_prerelease: bool = False
 ) -> Verdict:
     """Whether pip would install a file of ``release`` here, and whether it can work."""
-    tags = profile.tags()
     platforms = set(profile.platform_tags())
     on_platform = [
         f for f in release.files if not f.yanked and any(t.platform in platforms for t in f.tags)
     ]
-    candidates = [f for f in on_platform if f.tags & tags]
+    candidates = [f for f in on_platform if profile.accepts(f.tags)]
     base: list[Reason] = []
     if release.prerelease and not allow_prerelease:
         base.append(_reason(PRERELEASE, "a pre-release (pass --pre to consider it)"))

@@ -8,36 +8,22 @@ vanished, a different recommended version, a newer matrix or qnndoctor.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from .matrixdata import Matrix
-
-
-@functools.cache
-def _file_sha256(path: Path, size: int, mtime_ns: int) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def matrix_identity(matrix: Matrix) -> dict[str, Any]:
     """The matrix's generation date (from its provenance) and a SHA-256 over
     the data files it was read from (releases.json, socs.json): two reports
     with the same hash were judged by the same data."""
-    digest = hashlib.sha256()
-    for path in matrix.files:
-        try:
-            stat = path.stat()
-            line = f"{path.name} {_file_sha256(path, stat.st_size, stat.st_mtime_ns)}\n"
-        except OSError as exc:
-            line = f"{path.name} unreadable: {exc.strerror}\n"
-        digest.update(line.encode("utf-8"))
+    from .matrixdata.parsed_cache import files_sha256  # kept with the parsed matrix
+
     generated = matrix.releases.provenance.get("generated")
     return {
         "generated": str(generated) if generated else None,
-        "sha256": digest.hexdigest() if matrix.files else None,
+        "sha256": files_sha256(matrix.files) if matrix.files else None,
     }
 
 

@@ -116,3 +116,41 @@ def test_emulated_x64_python_on_real_win_amd64_wheels(version: str, usable: bool
     profile = dataclasses.replace(_profile_for(file), native_arch="arm64", emulated=True)
     verdict = evaluate_release(profile, release, MATRIX, allow_prerelease=True)
     assert ("x64-libraries-under-emulation" not in {r.axis for r in verdict.reasons}) is usable
+
+
+def test_matching_tags_per_platform_agrees_with_packagings_whole_set() -> None:
+    """``Profile.accepts`` (supported tags of only the wheel's platforms) says
+    what intersecting with every supported tag says, for every wheel of the
+    matrix plus pure, abi3, py-tagged and free-threaded tag sets, on targets
+    across Pythons, OSes, architectures and glibc levels."""
+    from packaging.tags import Tag
+
+    tag_sets = {file.tags for release in MATRIX.releases for file in release.files}
+    tag_sets |= {
+        frozenset({Tag("py3", "none", "any")}),
+        frozenset({Tag("cp312", "abi3", "manylinux_2_17_x86_64")}),
+        frozenset({Tag("cp38", "abi3", "win_amd64")}),
+        frozenset({Tag("py312", "none", "linux_x86_64")}),
+        frozenset({Tag("cp313", "cp313t", "win_arm64")}),
+    }
+    base = _profile_for(ROWS[0][1])
+    accepted = rejected = 0
+    for python in ((3, 8), (3, 11), (3, 13), (3, 14)):
+        for free_threaded in (False, True):
+            for os_name, arch in (*BUCKETS.values(), ("windows", "x86"), ("macos", "arm64")):
+                for glibc in (None, (2, 17), (2, 35)):
+                    profile = dataclasses.replace(
+                        base,
+                        python=python,
+                        free_threaded=free_threaded,
+                        os=os_name,
+                        arch=arch,
+                        glibc=glibc,
+                    )
+                    everything = profile.tags()
+                    for tags in tag_sets:
+                        expected = bool(tags & everything)
+                        assert profile.accepts(tags) is expected, (profile, sorted(map(str, tags)))
+                        accepted += expected
+                        rejected += not expected
+    assert accepted and rejected  # both answers were exercised

@@ -20,9 +20,9 @@ from typing import Any
 
 from .._layout import package_dir
 from ..facts import Facts
-from .checked import load_checked
-from .releases import ReleaseMatrix, ReleasesError
-from .releases import load as load_releases
+from . import parsed_cache
+from .checked import checked_matrix, read_checked
+from .releases import ReleaseMatrix, ReleasesError, parse, read_documents
 
 EMPTY_RELEASES = ReleaseMatrix((), (), {})
 
@@ -72,11 +72,35 @@ def user_matrix_dir() -> Path:
     return Path(platformdirs.user_cache_dir("qnndoctor")) / "matrix"
 
 
+def _parsed(path: Path, *, eager: bool) -> parsed_cache.Build:
+    """Parse a releases document: ``eager`` builds every record now (a
+    --matrix file: a bad one fails at once); one without releases is an error."""
+
+    def build(_data: bytes, document: Any, issues: Any) -> ReleaseMatrix:
+        loaded = parse(document, issues, eager=eager)
+        if not loaded.releases:
+            raise ReleasesError(f"{path}: contains no releases")
+        return loaded
+
+    return build
+
+
+def _stamped(path: Path) -> parsed_cache.Build:
+    """Check an updated matrix against the schema, once per content (checked.py)."""
+
+    def build(data: bytes, document: Any, issues: Any) -> ReleaseMatrix:
+        return checked_matrix(path, data, document, issues, use_stamp=True)
+
+    return build
+
+
 def _releases(
-    bundled_dir: Path, override: Path | None
+    bundled_dir: Path, override: Path | None, *, cached: bool
 ) -> tuple[ReleaseMatrix, str | None, list[str], Path | None]:
     """``--matrix FILE`` first, then a valid user-cache update, then the bundled
-    data. Known issues come from beside the chosen releases.json, else bundled."""
+    data. Known issues come from beside the chosen releases.json, else bundled.
+    ``cached``: the installed matrix (not a folder of test data), whose
+    parse is kept in the user cache."""
     notes: list[str] = []
     bundled_issues = bundled_dir / "known_issues.json"
     candidates: list[tuple[Path, str]] = []
@@ -101,12 +125,21 @@ def _releases(
             # --matrix is checked whole (every record built: hand-made test
             # matrices need not carry provenance); the bundled one is checked
             # by the tests.
-            if label.startswith("updated"):
-                loaded = load_checked(path, issues, use_stamp=True)
+            if label.startswith("--matrix"):
+                loaded = _parsed(path, eager=True)(*read_documents(path, issues))
             else:
-                loaded = load_releases(path, issues, eager=label.startswith("--matrix"))
-                if not loaded.releases:
-                    raise ReleasesError(f"{path}: contains no releases")
+                read, build = (
+                    (read_checked, _stamped(path))
+                    if label.startswith("updated")
+                    else (read_documents, _parsed(path, eager=False))
+                )
+                loaded = (  # parsed once per file content (parsed_cache.py)
+                    parsed_cache.load(
+                        path, issues, read, build, also_hash=(bundled_dir / "socs.json",)
+                    )
+                    if cached
+                    else build(*read(path, issues))
+                )
             if notes:
                 notes.append(f"using the {label} ({path}) instead")
             return loaded, f"{label} ({path})", notes, path
@@ -141,7 +174,9 @@ def load(directory: Path | None = None, releases: Path | None = None) -> Matrix:
         if directory is None:
             raise MatrixError("the qnndoctor.matrix package is missing from this installation")
     socs = load_socs(directory)
-    release_matrix, release_source, notes, releases_path = _releases(directory, releases)
+    release_matrix, release_source, notes, releases_path = _releases(
+        directory, releases, cached=bundled
+    )
     return Matrix(
         socs=socs,
         source="bundled qnndoctor.matrix" if bundled else str(directory),

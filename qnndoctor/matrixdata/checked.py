@@ -10,7 +10,6 @@ only if its bytes changed.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -49,6 +48,8 @@ def check_document(document: Any, issues: Any = None) -> ReleaseMatrix:
 
 
 def _digest(data: bytes) -> str:
+    import hashlib  # here: a check that finds its parsed matrix cached needs none
+
     return hashlib.sha256(data).hexdigest()
 
 
@@ -60,9 +61,8 @@ def stamp(path: Path, data: bytes) -> None:
         pass  # only costs a re-check next time
 
 
-def load_checked(path: Path, issues_path: Path | None, *, use_stamp: bool) -> ReleaseMatrix:
-    """Load and check ``path``; with ``use_stamp``, skip the schema check when
-    the stamp says these exact bytes passed it before."""
+def read_checked(path: Path, issues_path: Path | None) -> tuple[bytes, Any, Any]:
+    """The bytes of ``path``, its document (an object) and the known issues'."""
     try:
         data = path.read_bytes()
         document = safejson.loads(data, str(path))
@@ -73,6 +73,15 @@ def load_checked(path: Path, issues_path: Path | None, *, use_stamp: bool) -> Re
         raise ReleasesError(str(exc)) from exc
     if not isinstance(document, dict):
         raise ReleasesError(f"{path}: not a JSON object")
+    return data, document, issues
+
+
+def checked_matrix(
+    path: Path, data: bytes, document: Any, issues: Any, *, use_stamp: bool
+) -> ReleaseMatrix:
+    """The matrix of ``document`` (read from ``path``), checked; with
+    ``use_stamp``, the schema check is skipped when the stamp says these exact
+    bytes passed it before."""
     if use_stamp:
         try:
             stamped = path.with_name(path.name + STAMP_SUFFIX).read_text("utf-8").strip()
@@ -84,3 +93,9 @@ def load_checked(path: Path, issues_path: Path | None, *, use_stamp: bool) -> Re
     if use_stamp:
         stamp(path, data)
     return matrix
+
+
+def load_checked(path: Path, issues_path: Path | None, *, use_stamp: bool) -> ReleaseMatrix:
+    """Load and check ``path`` (see ``checked_matrix``)."""
+    data, document, issues = read_checked(path, issues_path)
+    return checked_matrix(path, data, document, issues, use_stamp=use_stamp)

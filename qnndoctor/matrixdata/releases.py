@@ -154,6 +154,67 @@ def _file(entry: Mapping[str, Any], release_version: Version) -> WheelFile:
     )
 
 
+# What ``_file`` reads of a wheel record besides its libraries and QNN version.
+_FILE_KEYS = (
+    "filename",
+    "python_tags",
+    "abi_tags",
+    "platform_tags",
+    "platform",
+    "size",
+    "sha256",
+    "yanked",
+    "requires_python",
+    "requires_dist",
+    "stub_hexagon_versions",
+    "error",
+)
+_LIBRARY_KEYS = ("path", "kind", "machine", "machine_source")
+
+
+def compact_file(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a wheel record that ``_file`` reads, as a record of the
+    same shape (``_file`` makes the same ``WheelFile`` of it): per library
+    folder and kind, the first library and the first whose machine came from
+    the PE load config, named by its folder. About an eighth of the bytes."""
+    kept = {key: entry[key] for key in _FILE_KEYS if key in entry}
+    libraries = []
+    first: set[tuple[str, str]] = set()
+    certain: set[tuple[str, str]] = set()
+    for lib in entry.get("libraries") or []:
+        where = (str(lib.get("path", "")).rsplit("/", 1)[0], str(lib.get("kind")))
+        is_certain = bool(lib.get("machine_source") == "pe-load-config" and lib.get("machine"))
+        if where in first and (not is_certain or where in certain):
+            continue
+        first.add(where)
+        if is_certain:
+            certain.add(where)
+        kept_lib = {key: lib[key] for key in _LIBRARY_KEYS if key in lib}
+        path = kept_lib.get("path")
+        if isinstance(path, str) and "/" in path:  # only its folder is read
+            kept_lib["path"] = path.rsplit("/", 1)[0] + "/"
+        libraries.append(kept_lib)
+    kept["libraries"] = libraries
+    qnn = entry.get("qnn_version")
+    kept["qnn_version"] = {"version": qnn.get("version")} if isinstance(qnn, Mapping) else qnn
+    return kept
+
+
+def compact_document(releases: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``parse`` reads of a releases.json document, with compacted wheel
+    records: the form the parsed-matrix cache keeps (``parsed_cache.py``)."""
+    return {
+        "provenance": releases.get("provenance"),
+        "releases": [
+            {
+                **{key: entry[key] for key in ("version", "era") if key in entry},
+                "files": [compact_file(f) for f in entry.get("files") or ()],
+            }
+            for entry in releases["releases"]
+        ],
+    }
+
+
 def _issue(entry: Mapping[str, Any]) -> KnownIssue:
     try:
         versions = SpecifierSet(str(entry["onnxruntime_qnn"]))
@@ -204,10 +265,12 @@ def parse(
     return ReleaseMatrix(tuple(parsed), known, dict(releases.get("provenance") or {}))
 
 
-def load(releases_path: Path, issues_path: Path | None, *, eager: bool = False) -> ReleaseMatrix:
-    """A releases.json, with the known issues from ``issues_path`` (if any)."""
+def read_documents(releases_path: Path, issues_path: Path | None) -> tuple[bytes, Any, Any]:
+    """The bytes of a releases.json, its document (an object) and the known
+    issues' document (None without ``issues_path``)."""
     try:
-        releases = safejson.loads(releases_path.read_bytes(), str(releases_path))
+        data = releases_path.read_bytes()
+        releases = safejson.loads(data, str(releases_path))
         issues = safejson.loads(issues_path.read_bytes(), str(issues_path)) if issues_path else None
     except safejson.BadJSON as exc:
         raise ReleasesError(str(exc)) from exc
@@ -215,4 +278,10 @@ def load(releases_path: Path, issues_path: Path | None, *, eager: bool = False) 
         raise ReleasesError(f"{releases_path}: {type(exc).__name__}: {exc}") from exc
     if not isinstance(releases, dict):
         raise ReleasesError(f"{releases_path}: not a JSON object")
+    return data, releases, issues
+
+
+def load(releases_path: Path, issues_path: Path | None, *, eager: bool = False) -> ReleaseMatrix:
+    """A releases.json, with the known issues from ``issues_path`` (if any)."""
+    _data, releases, issues = read_documents(releases_path, issues_path)
     return parse(releases, issues, eager=eager)

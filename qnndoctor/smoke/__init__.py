@@ -8,239 +8,57 @@ capped output) and classifies whatever happens, crash and hang included.
 
 from __future__ import annotations
 
-import json
 import os
-import re
-import signal as _signal
 import tempfile
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..facts import Facts
 from ..runner import Completed, Runner, Started, SubprocessRunner
 from ..target import Target
-from . import result_shape
 
-if TYPE_CHECKING:  # the diagnosis engine loads only for a failed session
-    from ..diagnosis import Diagnosis
-    from ..matrixdata import Soc
+if TYPE_CHECKING:  # the outcome's names, lent at run time by __getattr__ below
+    from ..facts import Facts
+    from .outcome import MARKER as MARKER
+    from .outcome import NTSTATUS as NTSTATUS
+    from .outcome import STATUSES as STATUSES
+    from .outcome import SmokeResult as SmokeResult
+    from .outcome import classify as classify
+    from .outcome import diagnose_failure as diagnose_failure
+    from .outcome import exit_code_name as exit_code_name
+    from .outcome import failure_text as failure_text
+    from .outcome import first_error as first_error
+    from .outcome import not_run as not_run
+    from .outcome import reason_not_to_run as reason_not_to_run
 
 HERE = Path(__file__).resolve().parent
 MODEL = HERE / "qdq_add.onnx"
 EXPECTED = HERE / "qdq_add.expected.json"
 CHILD = HERE / "child.py"
-MARKER = "@@qnndoctor-smoke@@"
-
-STATUSES = (
-    "passed",
-    "wrong_output",
-    "fell_back_to_cpu",
-    "failed",
-    "crashed",
-    "timed_out",
-    "not_run",
+_OUTCOME_NAMES = frozenset(
+    {
+        "MARKER",
+        "NTSTATUS",
+        "STATUSES",
+        "SmokeResult",
+        "classify",
+        "diagnose_failure",
+        "exit_code_name",
+        "failure_text",
+        "first_error",
+        "not_run",
+        "reason_not_to_run",
+    }
 )
 
-# Windows NTSTATUS codes a crashing process exits with (as unsigned 32-bit).
-NTSTATUS = {
-    0xC0000005: "STATUS_ACCESS_VIOLATION",
-    0xC000001D: "STATUS_ILLEGAL_INSTRUCTION",
-    0xC0000096: "STATUS_PRIVILEGED_INSTRUCTION",
-    0xC00000FD: "STATUS_STACK_OVERFLOW",
-    0xC0000135: "STATUS_DLL_NOT_FOUND",
-    0xC0000139: "STATUS_ENTRYPOINT_NOT_FOUND",
-    0xC0000142: "STATUS_DLL_INIT_FAILED",
-    0xC000026F: "STATUS_DLL_INIT_FAILED_LOGOFF",
-    0xC0000374: "STATUS_HEAP_CORRUPTION",
-    0xC0000409: "STATUS_STACK_BUFFER_OVERRUN",
-    0xC0000417: "STATUS_INVALID_CRUNTIME_PARAMETER",
-    0xC000041D: "STATUS_FATAL_USER_CALLBACK_EXCEPTION",
-    0x80000003: "STATUS_BREAKPOINT",
-}
 
-_STDERR_TAIL = 6000
-_LOG_KEYWORDS = ("qnn", "htp", "onnxruntime", "error", "fail", "skel", "stub", "fastrpc")
+def __getattr__(name: str) -> Any:
+    """The outcome's names (``SmokeResult``, ``classify``, ...), imported on
+    first use: the child is started before they are needed."""
+    if name in _OUTCOME_NAMES:
+        from . import outcome
 
-
-def exit_code_name(code: int | None) -> str | None:
-    """A crash's exit code by name: POSIX signal, NTSTATUS or well-known code."""
-    if code is None:
-        return None
-    if code & 0xFFFFFFFF in NTSTATUS:  # Windows reports these unsigned, some tools signed
-        return NTSTATUS[code & 0xFFFFFFFF]
-    if code < 0:
-        try:
-            return _signal.Signals(-code).name
-        except ValueError:
-            return f"signal {-code}"
-    if code == 127:
-        return "exit 127 (loader could not run the program; under emulation: native library crash)"
-    if code >= 128 + 1 and code <= 128 + 64:
-        try:
-            return f"{_signal.Signals(code - 128).name} (via shell)"
-        except ValueError:
-            return None
-    return None
-
-
-@dataclass(frozen=True)
-class SmokeResult:
-    """What the smoke session did; ``to_json`` is the report's ``smoke``."""
-
-    status: str
-    reason: str | None = None
-    backend: str = "htp"
-    exit_code: int | None = None
-    exit_name: str | None = None
-    duration_s: float | None = None
-    stderr_tail: str | None = None
-    log_lines: tuple[str, ...] = ()
-    child: Mapping[str, Any] | None = None
-    killed_pids: tuple[int, ...] = ()
-    timeout_s: float | None = None  # the time limit the session really ran with
-    escaped_pids: tuple[int, ...] = ()  # left the tree (daemons); swept after the end
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "reason": self.reason,
-            "backend": self.backend,
-            "exit_code": self.exit_code,
-            "signal": self.exit_name,
-            "duration_s": self.duration_s,
-            "stderr_tail": self.stderr_tail,
-            "log_lines": list(self.log_lines),
-            "child": dict(self.child) if self.child is not None else None,
-            "killed_pids": list(self.killed_pids),
-            "timeout_s": self.timeout_s,
-            "escaped_pids": list(self.escaped_pids),
-            # Catalogue ids, best first: derived by the report builder with the
-            # catalogue in use, so a re-diagnosed ticket gets current ones.
-            "signatures": [],
-        }
-
-
-def not_run(reason: str, backend: str = "htp") -> SmokeResult:
-    return SmokeResult("not_run", reason=reason, backend=backend)
-
-
-def reason_not_to_run(facts: Facts) -> str | None:
-    """Why running the smoke session would prove nothing new, if so."""
-    if not facts.ok("installs"):
-        return None  # cannot tell: try it, the child will say
-    dists = facts.value("installs", "distributions", []) or []
-    has_qnn = any(
-        d.get("canonical_name") in ("onnxruntime-qnn", "ort-nightly-qnn")
-        or "onnxruntime_qnn" in d.get("provides_modules", [])
-        for d in dists
-    )
-    if not has_qnn:
-        return "onnxruntime-qnn is not installed"
-    return None
-
-
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_ORT_SEVERITY = re.compile(r"\[([VIWEF]):onnxruntime")
-
-
-def _log_lines(stderr: str) -> tuple[str, ...]:
-    """The lines worth reading: onnxruntime warnings and errors, and QNN's
-    own messages; not the verbose/info chatter of a successful session."""
-    keep = []
-    for raw in stderr.splitlines():
-        line = _ANSI.sub("", raw).strip()
-        tag = _ORT_SEVERITY.search(line)
-        if tag:
-            if tag.group(1) in "WEF":
-                keep.append(line)
-        elif any(k in line.lower() for k in _LOG_KEYWORDS):
-            keep.append(line)
-    return tuple(keep[-80:])
-
-
-def first_error(lines: tuple[str, ...]) -> str | None:
-    for line in lines:
-        tag = _ORT_SEVERITY.search(line)
-        if (tag and tag.group(1) in "EF") or (
-            not tag and ("<E>" in line or "error" in line.lower())
-        ):
-            return line
-    return None
-
-
-def classify(completed: Completed, backend: str, timeout: float | None = None) -> SmokeResult:
-    """Every way the child can end, as one of ``STATUSES``."""
-    stderr = completed.stderr_text()
-    common: dict[str, Any] = {
-        "backend": backend,
-        "exit_code": completed.exit_code,
-        "exit_name": exit_code_name(completed.exit_code),
-        "duration_s": round(completed.duration_s, 3),
-        "stderr_tail": stderr[-_STDERR_TAIL:] or None,
-        "log_lines": _log_lines(stderr),
-        "killed_pids": completed.killed_pids,
-        "timeout_s": timeout,
-        "escaped_pids": completed.escaped_pids,
-    }
-    if completed.start_error:
-        return SmokeResult(
-            "not_run", reason=f"cannot start the interpreter: {completed.start_error}", **common
-        )
-    if completed.timed_out:
-        return SmokeResult(
-            "timed_out",
-            reason=f"no result within the {timeout or completed.duration_s:g} s smoke timeout; "
-            "the process tree was killed",
-            **common,
-        )
-    child: dict[str, Any] | None = None
-    raw_line = ""
-    for line in completed.stdout_text().splitlines():
-        if line.startswith(MARKER):
-            try:
-                loaded = json.loads(line[len(MARKER) :])
-            except (ValueError, RecursionError):
-                continue
-            if isinstance(loaded, dict):
-                child, raw_line = loaded, line[len(MARKER) :]
-    if child is None:
-        how = common["exit_name"] or f"exit code {completed.exit_code}"
-        logged = first_error(common["log_lines"])
-        crash = f"the process ended without a result ({how})"
-        if logged:
-            crash += f"; first error logged: {logged}"
-        return SmokeResult("crashed", reason=crash, **common)
-    wrong = result_shape.problems(child)
-    if not wrong and child["status"] not in STATUSES:
-        wrong = [f"unknown status {child['status']!r}"]
-    if wrong:
-        return SmokeResult(
-            "failed",
-            reason="the smoke child's result has an unexpected shape ("
-            + "; ".join(wrong[:5])
-            + "); its raw text is kept",
-            child={"unexpected_result": raw_line[: result_shape.RAW_KEPT]},
-            **common,
-        )
-    status = str(child["status"])
-    reason: str | None = None
-    if status == "failed":
-        exc = child.get("exception") or {}
-        reason = f"{exc.get('type')} at stage {child.get('stage')}: {exc.get('message')}"
-        logged = first_error(common["log_lines"])
-        if logged and str(exc.get("message")) not in logged:
-            reason += f" (first error logged: {logged})"
-    elif status == "wrong_output":
-        reason = f"max abs error {child.get('max_abs_error')} > tolerance {child.get('tolerance')}"
-    elif status == "fell_back_to_cpu":
-        reason = f"nodes not on QNN: {child.get('nodes_not_on_qnn')}"
-    if completed.exit_code not in (0, None) and status != "failed":
-        reason = (reason + "; " if reason else "") + (
-            f"then the process exited abnormally ({common['exit_name'] or completed.exit_code})"
-        )
-    return SmokeResult(status, reason=reason, child=child, **common)
+        return getattr(outcome, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # Runs child.py as ``python child.py`` would (its folder first on sys.path,
@@ -304,6 +122,8 @@ class PendingSmoke:
             if self._cwd is not None:
                 self._cwd.cleanup()
         assert completed is not None
+        from .outcome import classify
+
         return classify(completed, self.backend, self.timeout)
 
 
@@ -340,52 +160,9 @@ def run_smoke(
 ) -> SmokeResult:
     """Run the child in the target and classify the outcome. Never raises for
     anything the child does."""
+    from .outcome import not_run, reason_not_to_run
+
     why_not = reason_not_to_run(facts)
     if why_not:
         return not_run(why_not, backend)
     return start_smoke(target, backend=backend, timeout=timeout, runner=runner).result()
-
-
-def failure_text(smoke: Mapping[str, Any]) -> tuple[str, str | None]:
-    """The text of a failed session (exception, logged errors, stderr tail) and
-    its exception type: what the diagnosis engine reads."""
-    child = smoke.get("child") or {}
-    exc = child.get("exception") or {}
-    if not isinstance(exc, Mapping):
-        exc = {"message": str(exc)}
-    text = "\n".join(
-        str(part)
-        for part in (
-            exc.get("message"),
-            exc.get("traceback"),
-            "\n".join(str(line) for line in smoke.get("log_lines") or []),
-            smoke.get("stderr_tail"),
-        )
-        if part
-    )
-    kind = exc.get("type")
-    return text, str(kind) if kind else None
-
-
-def diagnose_failure(
-    smoke: Mapping[str, Any], facts: Facts, socs: tuple[Soc, ...] = ()
-) -> Diagnosis | None:
-    """The diagnosis engine's answer for a failed session, ranked with the
-    target's own facts (the session ran there); None when the catalogue is unusable."""
-    from ..diagnosis import CatalogueError, diagnose, from_report_facts
-
-    text, exception_type = failure_text(smoke)
-    code = smoke.get("exit_code")
-    try:
-        return diagnose(
-            text,
-            exit_code=code if isinstance(code, int) else None,
-            exception_type=exception_type,
-            facts=from_report_facts(facts, "probes of the target", socs),
-            socs=socs,
-            # A finding states a cause only when a catalogued message matched:
-            # no resemblance guesses about the session's own output.
-            resemblance=False,
-        )
-    except CatalogueError:
-        return None
