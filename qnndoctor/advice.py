@@ -38,11 +38,24 @@ def install_commands(profile: Profile, verdict: Verdict) -> tuple[str, ...]:
     calls: list[tuple[str, ...]] = []
     if remove:
         calls.append(("uninstall", "-y", *remove))
+        calls += _restore_shared_files(profile, remove)
     install = [f"onnxruntime-qnn=={verdict.version}"]
     if verdict.companion_pin:
         install.append(verdict.companion_pin)
     calls.append(("install", *install))
     return pip_commands(profile, calls)
+
+
+def _restore_shared_files(profile: Profile, removed: list[str]) -> list[tuple[str, ...]]:
+    """Uninstalling one owner of the ``onnxruntime`` module deletes the files
+    it shares with the owner that stays (pip removes every path in its
+    RECORD), and pip then calls the survivor "already satisfied": reinstall
+    the survivor, same version, so its files are whole again."""
+    owners = [(n, v) for n, v, modules in profile.installed if "onnxruntime" in modules]
+    if not any(name in removed for name, _version in owners):
+        return []
+    kept = [f"{name}=={version}" for name, version in owners if name not in removed]
+    return [("install", "--force-reinstall", "--no-deps", *kept)] if kept else []
 
 
 def _companion_satisfied(profile: Profile, verdict: Verdict) -> bool:

@@ -135,6 +135,16 @@ def test_two_flavours_and_overwritten_pybind(
     multiple = next(f for f in report["findings"] if f["id"] == "onnxruntime-multiple-owners")
     assert "onnxruntime-qnn 1.23.2" in multiple["explanation"]
     assert any("uninstall -y onnxruntime" in c for c in multiple["fix"]["commands"])
+    # Uninstalling onnxruntime-qnn 1.x deletes the files it shares with the
+    # onnxruntime that stays, and pip would then call that one "already
+    # satisfied": the commands reinstall it before installing the plugin.
+    commands = report["recommendation"]["commands"]
+    assert [c.split(" -m pip ", 1)[1] for c in commands] == [
+        "uninstall -y onnxruntime-qnn",
+        "install --force-reinstall --no-deps onnxruntime==1.31.1",
+        "install onnxruntime-qnn==2.7.0",
+    ]
+    assert multiple["fix"]["commands"] == commands
 
 
 def test_overwritten_file_is_named_with_its_real_owner(cli: Cli, tmp_path: Path) -> None:

@@ -200,8 +200,11 @@ def test_conflicting_flavours_are_uninstalled_first() -> None:
         ),
     )
     rec = recommend(profile, matrix)
+    # The uninstall deletes files the kept onnxruntime shares with them: it is
+    # reinstalled, same version, before the plugin goes in.
     assert rec.commands == (
         "/v/bin/python -m pip uninstall -y onnxruntime-gpu onnxruntime-qnn",
+        "/v/bin/python -m pip install --force-reinstall --no-deps onnxruntime==1.31.1",
         "/v/bin/python -m pip install onnxruntime-qnn==2.7.0",
     )
     too_old_glibc = recommend(dataclasses.replace(profile, glibc=(2, 31)), matrix)
