@@ -33,7 +33,16 @@ def install_commands(profile: Profile, verdict: Verdict) -> tuple[str, ...]:
         canonicalize_name(name) == "onnxruntime-qnn" and version == str(verdict.version)
         for name, version, _modules in profile.installed
     )
-    if installed_already and not remove and _companion_satisfied(profile, verdict):
+    # A plugin release needs plain onnxruntime beside it (other flavours were removed above).
+    companion_missing = verdict.era == "plugin-2.x" and not any(
+        canonicalize_name(name) == "onnxruntime" for name, _version, _modules in profile.installed
+    )
+    if (
+        installed_already
+        and not remove
+        and not companion_missing
+        and _companion_satisfied(profile, verdict)
+    ):
         return ()  # nothing to do; the report says it is already installed
     calls: list[tuple[str, ...]] = []
     if remove:
@@ -42,6 +51,9 @@ def install_commands(profile: Profile, verdict: Verdict) -> tuple[str, ...]:
     install = [f"onnxruntime-qnn=={verdict.version}"]
     if verdict.companion_pin:
         install.append(verdict.companion_pin)
+    elif companion_missing and installed_already:
+        # pip would install it as a dependency anyway; named, the command says why it is there.
+        install.append("onnxruntime")
     calls.append(("install", *install))
     return pip_commands(profile, calls)
 

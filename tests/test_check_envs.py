@@ -94,6 +94,17 @@ def test_plugin_without_onnxruntime(cli: Cli, tmp_path: Path, real_wheels: dict[
     result = cli("check", "--python", str(python), "--json")
     assert result.code == 1
     assert "plugin-companion-missing" in result.finding_ids()
+    # The right onnxruntime-qnn is there, but not what it plugs into: the
+    # recommendation is not "already installed", and every fix says the same.
+    report = result.json()
+    commands = report["recommendation"]["commands"]
+    assert [c.split(" -m pip ", 1)[1] for c in commands] == [
+        "install onnxruntime-qnn==2.7.0 onnxruntime"
+    ]
+    for finding in report["findings"]:
+        fix = finding["fix"] or {}
+        if any("onnxruntime" in c for c in fix.get("commands", [])):
+            assert fix["commands"] == commands, finding["id"]
 
 
 def test_no_onnxruntime_qnn_at_all(cli: Cli, tmp_path: Path, real_wheels: dict[str, Path]) -> None:

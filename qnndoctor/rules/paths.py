@@ -60,7 +60,11 @@ def non_ascii_paths(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         (Evidence("paths.non_ascii", flagged), Evidence("paths.ansi_code_page", code_page)),
         Fix(
             "Put the virtual environment, the models and the temp folder under an ASCII-only "
-            "path (e.g. C:\\ai\\venv, and TEMP=C:\\ai\\tmp for the app's process).",
+            + (
+                "path (e.g. C:\\ai\\venv, and TEMP=C:\\ai\\tmp for the app's process)."
+                if target_is_windows(facts)
+                else "path (e.g. /opt/ai/venv, and TMPDIR=/opt/ai/tmp for the app's process)."
+            ),
         ),
         severity=severity,
     )
