@@ -123,7 +123,7 @@ def render_text(document: dict[str, Any], out: TextIO) -> None:
     out.write("\nFacts used" + (":\n" if facts else ": none\n"))
     for fact in facts:
         value = fact["value"]
-        shown = ", ".join(value) if isinstance(value, list) else value
+        shown = (", ".join(value) or "none") if isinstance(value, list) else value
         out.write(f"  {fact['key']} = {shown}  ({fact['source']})\n")
     for conflict in document["facts"]["conflicts"]:
         out.write(f"  conflict: {conflict}\n")
