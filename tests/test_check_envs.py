@@ -275,6 +275,24 @@ def test_second_interpreter_and_python38_probe(cli: Cli, tmp_path: Path) -> None
     assert "no-onnxruntime-qnn" in {f["id"] for f in report["findings"]}
 
 
+def test_a_python_too_old_for_the_probes_is_named_with_its_version(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """Python 2.7 or 3.6 as the target: the probe program cannot even be
+    compiled there; the message names the version, not a traceback."""
+    found = sorted(Path.home().glob(".pyenv/versions/2.7*/bin/python2.7")) + sorted(
+        Path.home().glob(".pyenv/versions/3.6*/bin/python3.6")
+    )
+    old = str(found[0]) if found else shutil.which("python2.7") or shutil.which("python3.6")
+    if old is None:
+        pytest.skip("no CPython 2.7 or 3.6 on this machine")
+    result = cli("check", "--python", old, "--no-smoke", "--quiet")
+    assert result.code == 3
+    assert f"{old} is Python " in result.out
+    assert "need Python 3.8 or newer" in result.out
+    assert "Traceback" not in result.out + result.err and "SyntaxError" not in result.out
+
+
 def test_auto_picks_the_active_virtualenv(
     cli: Cli, healthy_venv: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
