@@ -61,8 +61,15 @@ def test_dynamic_batch_names_the_dimension_and_the_fix(tmp_path: Path) -> None:
     assert found.finding.id == "model-dynamic-shape"
     assert "input 'x' dim 0 = 'batch'" in found.finding.explanation
     assert found.finding.fix is not None
-    (command,) = found.finding.fix.commands
+    needs_onnx, command = found.finding.fix.commands
+    assert needs_onnx == "python -m pip install onnx"
     assert "make_dynamic_shape_fixed --dim_param batch --dim_value 1" in command
+    # Run by the target's own interpreter, which has the onnxruntime tools.
+    (run_by_target,) = checks.shape_findings(model, False, "/opt/ai venv/bin/python")
+    assert run_by_target.finding.fix is not None
+    assert run_by_target.finding.fix.commands[1].startswith(
+        "'/opt/ai venv/bin/python' -m onnxruntime.tools.make_dynamic_shape_fixed"
+    )
     assert all(s.startswith("https://") for s in found.sources)
 
 

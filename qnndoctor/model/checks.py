@@ -86,7 +86,11 @@ def version_findings(model: ModelInfo, runtime: TargetRuntime | None) -> list[Mo
     return found
 
 
-def shape_findings(model: ModelInfo, windows: bool) -> list[ModelFinding]:
+def shape_findings(
+    model: ModelInfo, windows: bool, python: str | None = None
+) -> list[ModelFinding]:
+    """``python``: the target's interpreter, which runs the fix (it has the
+    onnxruntime tools); plain ``python`` when the target is unknown."""
     free = [
         (kind, t, i)
         for kind, tensors in (("input", model.inputs), ("output", model.outputs))
@@ -103,8 +107,9 @@ def shape_findings(model: ModelInfo, windows: bool) -> list[ModelFinding]:
     )
     path = quote(str(model.path), windows)
     fixed = quote(str(model.path.with_suffix(".fixed.onnx")), windows)
+    program = quote(python, windows) if python else "python"
     commands = tuple(
-        f"python -m onnxruntime.tools.make_dynamic_shape_fixed --dim_param {p} --dim_value 1 {path} {fixed}"
+        f"{program} -m onnxruntime.tools.make_dynamic_shape_fixed --dim_param {p} --dim_value 1 {path} {fixed}"
         for p in params
     )
     if not commands:
@@ -116,15 +121,19 @@ def shape_findings(model: ModelInfo, windows: bool) -> list[ModelFinding]:
         if first is not None and first.dims is not None:
             shape = ",".join(str(d) if isinstance(d, int) and d > 0 else "1" for d in first.dims)
             commands = (
-                f"python -m onnxruntime.tools.make_dynamic_shape_fixed --input_name {first.name} "
+                f"{program} -m onnxruntime.tools.make_dynamic_shape_fixed --input_name {first.name} "
                 f"--input_shape {shape} {path} {fixed}",
             )
+    if commands:
+        # onnxruntime's tool imports the onnx package, which onnxruntime does not install.
+        commands = (f"{program} -m pip install onnx", *commands)
     return [
         finding(
             "model-dynamic-shape",
             f"QNN needs static shapes: nodes whose shapes are not known are refused by the QNN EP "
             f'("Cannot get shape") and run on the CPU. Dynamic: {described}.',
-            fix="Fix the dimensions to the values you run with (or export with fixed shapes).",
+            fix="Fix the dimensions to the values you run with (or export with fixed shapes); "
+            "onnxruntime's tool for it needs the onnx package.",
             commands=commands,
             evidence={"model.free_dims": described},
             sources=K.DYNAMIC_SHAPE_SOURCES,

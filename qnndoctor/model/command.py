@@ -115,7 +115,9 @@ def run_model(
         target = None
     findings = [
         *checks.version_findings(model, runtime),
-        *checks.shape_findings(model, bool(runtime and runtime.windows)),
+        *checks.shape_findings(
+            model, bool(runtime and runtime.windows), target.python if target else None
+        ),
         *checks.file_findings(model, runtime),
     ]
     if args.backend == "htp":
