@@ -162,17 +162,36 @@ def _why_unfinished(completed: Completed) -> str:
     return f"the probe program ended (exit code {completed.exit_code}) before this probe finished"
 
 
-def _too_old_python(target: Target, runner: Runner) -> str | None:
-    """'2.7' when the probe failed because the target is older than the
-    probes support (a syntax or import error there says nothing useful);
-    None otherwise. Asked only after a failed probe run."""
+def _python_version_of(target: Target, runner: Runner) -> str | None:
+    """'2.7', '3.12', ... as the target reports it; None when it does not run
+    Python code at all. Asked only after a failed probe run, to say why."""
     # Valid in Python 2 and 3 alike.
     query = "import sys; sys.stdout.write('%d.%d' % sys.version_info[:2])"
     asked = runner.run([target.python, "-c", query], timeout=10.0, env=_child_env())
     parts = asked.stdout.decode("ascii", "replace").strip().split(".")
     if asked.exit_code != 0 or len(parts) != 2 or not all(p.isdigit() for p in parts):
         return None
-    return ".".join(parts) if (int(parts[0]), int(parts[1])) < (3, 8) else None
+    return ".".join(parts)
+
+
+_NOT_PYTHON = " (it does not run `-c 'import sys'` either: is it a Python interpreter?)"
+
+
+def _why_probing_failed(target: Target, runner: Runner) -> tuple[str | None, str]:
+    """(the whole reason, or None) when the target is a Python older than the
+    probes support; else (None, a hint to append: "" for a usable Python)."""
+    version = _python_version_of(target, runner)
+    if version is None:
+        return None, _NOT_PYTHON
+    major, minor = (int(p) for p in version.split("."))
+    if (major, minor) >= (3, 8):
+        return None, ""
+    return (
+        f"{target.python} is Python {version}: qnndoctor's probes need Python 3.8 or newer, "
+        "and onnxruntime-qnn publishes no wheel for an older Python either (`qnndoctor "
+        "matrix` lists them). Check a Python 3.8+ interpreter (`qnndoctor check --python PATH`).",
+        "",
+    )
 
 
 def run_probes(
@@ -202,19 +221,14 @@ def run_probes(
                 f"the probe program did not finish within {timeout:g} s and was killed", completed
             ) from None
         if completed.exit_code != 0:
-            old = _too_old_python(target, runner)
-            if old is not None:
-                raise CouldNotCheck(
-                    f"{target.python} is Python {old}: qnndoctor's probes need Python 3.8 or "
-                    "newer, and onnxruntime-qnn publishes no wheel for an older Python either "
-                    "(`qnndoctor matrix` lists them). Check a Python 3.8+ interpreter "
-                    "(`qnndoctor check --python PATH`).",
-                    completed,
-                ) from None
+            why, hint = _why_probing_failed(target, runner)
+            if why is not None:
+                raise CouldNotCheck(why, completed) from None
             tail = completed.stderr_text().strip().splitlines()[-3:]
             raise CouldNotCheck(
                 f"{target.python} exited with code {completed.exit_code} while probing"
-                + (f": {' | '.join(tail)}" if tail else ""),
+                + (f": {' | '.join(tail)}" if tail else "")
+                + hint,
                 completed,
             ) from None
         raise

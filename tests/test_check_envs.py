@@ -293,6 +293,16 @@ def test_a_python_too_old_for_the_probes_is_named_with_its_version(
     assert "Traceback" not in result.out + result.err and "SyntaxError" not in result.out
 
 
+def test_a_program_that_is_no_python_is_named_so(cli: Cli) -> None:
+    program = shutil.which("ls")
+    if program is None:
+        pytest.skip("no ls on this machine")
+    result = cli("check", "--python", program, "--no-smoke", "--quiet")
+    assert result.code == 3
+    assert f"{program} exited with code" in result.out
+    assert "is it a Python interpreter?" in result.out
+
+
 def test_auto_picks_the_active_virtualenv(
     cli: Cli, healthy_venv: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
