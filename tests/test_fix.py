@@ -269,6 +269,10 @@ def test_pep668_interpreter_is_refused_without_consent(cli: Cli, tmp_path: Path)
     (reason,) = document["plan"]["refusals"]
     assert "PEP 668" in reason and "EXTERNALLY-MANAGED" in reason
     assert "-m venv" in reason and "--break-system-packages" in reason
+    # The text says the reason once, then that nothing changed.
+    shown = cli("fix", "--python", str(python), "--yes")
+    assert shown.code == 1 and shown.out.count("PEP 668") == 1
+    assert shown.out.rstrip().endswith("refused: nothing was changed")
     # With consent (dry run): a plan, every pip call carrying the flag.
     consent = cli("fix", "--python", str(python), "--break-system-packages", "--json").json()
     assert consent["outcome"] == "dry-run"

@@ -70,7 +70,11 @@ def text(result: dict[str, Any], out: TextIO) -> None:
         )
         for line in rollback["freeze_differences"] + rollback["file_differences"]:
             write(f"  {line}\n")
-    write(f"\n{result.get('message')}\n")
+    if result.get("outcome") == "refused":
+        # The reasons stand above as REFUSED lines; the JSON message keeps them too.
+        write("\nrefused: nothing was changed\n")
+    else:
+        write(f"\n{result.get('message')}\n")
 
 
 def _smoke(smoke: dict[str, Any]) -> str:
