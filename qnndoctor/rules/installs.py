@@ -153,16 +153,6 @@ def multiple_owners(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     )
 
 
-def _matrix_platform(facts: Facts) -> str:
-    """The target as the matrix names platforms (win_arm64, linux_x86_64, ...)."""
-    system = str(facts.value("interpreter", "sys_platform") or "")
-    arch = str(facts.value("emulation", "process_arch") or facts.value("interpreter", "build_arch"))
-    arch = {"arm64": "aarch64", "amd64": "x86_64"}.get(arch.lower(), arch.lower())
-    if system == "win32":
-        return "win_arm64" if arch == "aarch64" else "win_amd64"
-    return f"linux_{arch}"
-
-
 def _known_broken(
     facts: Facts, matrix: Matrix, qnn: dict[str, Any], ort_version: Version
 ) -> Iterator[Finding]:
@@ -173,7 +163,9 @@ def _known_broken(
         qnn_version = Version(str(qnn.get("version")))
     except InvalidVersion:
         return
-    platform = _matrix_platform(facts)
+    from ..resolver import profile_from_facts
+
+    platform = profile_from_facts(facts, matrix).bucket or ""  # the matrix's name: win_arm64, ...
     for issue in matrix.releases.known_issues:
         if issue.effect != "pin-companion" or not issue.companion_pin or not issue.sources:
             continue
