@@ -162,23 +162,20 @@ def main() -> int:
         print(f"{'':22} {'wall s':>8} {'cpu s':>8}")
         for name in commands:
             print(f"{name:22} {wall_m[name]:8.3f} {cpu_m[name]:8.3f}")
-        for label, top, bottom in (
-            ("A/C", "A check", "C bare script"),
-            ("B/P", "B check --no-smoke", "P pip list"),
-        ):
+        ratios = [
+            ("A/C", "A check", "C bare script", f" (target <= {TARGETS['A/C']})"),
+            ("B/P", "B check --no-smoke", "P pip list", f" (target <= {TARGETS['B/P']})"),
+        ]
+        if args.compare:
+            ratios += [
+                ("A0/C (compared)", "A0 check (compared)", "C bare script", ""),
+                ("B0/P (compared)", "B0 --no-smoke (compared)", "P pip list", ""),
+            ]
+        for label, top, bottom, target in ratios:
             print(
                 f"ratio {label}: wall {wall_m[top] / wall_m[bottom]:.2f}, "
-                f"cpu {cpu_m[top] / cpu_m[bottom]:.2f} (target <= {TARGETS[label]})"
+                f"cpu {cpu_m[top] / cpu_m[bottom]:.2f}{target}"
             )
-        if args.compare:
-            for label, top, bottom in (
-                ("A0/C", "A0 check (compared)", "C bare script"),
-                ("B0/P", "B0 --no-smoke (compared)", "P pip list"),
-            ):
-                print(
-                    f"ratio {label} (compared): wall {wall_m[top] / wall_m[bottom]:.2f}, "
-                    f"cpu {cpu_m[top] / cpu_m[bottom]:.2f}"
-                )
         if args.scaling:
             _scaling(commands["B check --no-smoke"], python, args.runs)
     return 0

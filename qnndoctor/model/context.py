@@ -79,6 +79,11 @@ def _version(build: str | None) -> str | None:
     return ".".join(build.split(".")[:3]) if build else None
 
 
+def _missing(node: EpContextNode, location: str, sdk: str | None, error: str) -> ContextInfo:
+    """A node whose binary could not be read: nothing known but where it was looked for."""
+    return ContextInfo(node.name, location, False, None, None, None, None, None, sdk, error=error)
+
+
 def read_context(model_path: Path, node: EpContextNode) -> ContextInfo:
     """The context binary of ``node``: embedded bytes or the file beside the model."""
     sdk = node.ep_sdk_version.lstrip("v") if node.ep_sdk_version else None
@@ -91,31 +96,16 @@ def read_context(model_path: Path, node: EpContextNode) -> ContextInfo:
             with path.open("rb") as handle:
                 data = handle.read(_MAX_READ)
         except OSError as exc:
-            return ContextInfo(
-                node.name,
+            return _missing(
+                node,
                 location,
-                False,
-                None,
-                None,
-                None,
-                None,
-                None,
                 sdk,
-                error=f"context binary {node.cache_path!r} not readable beside the model: "
+                f"context binary {node.cache_path!r} not readable beside the model: "
                 f"{exc.strerror or exc}",
             )
     else:
-        return ContextInfo(
-            node.name,
-            "none",
-            False,
-            None,
-            None,
-            None,
-            None,
-            None,
-            sdk,
-            error="the EPContext node names no context binary (no ep_cache_context)",
+        return _missing(
+            node, "none", sdk, "the EPContext node names no context binary (no ep_cache_context)"
         )
     build, arch, soc = parse_binary(data)
     error = None
