@@ -9,7 +9,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
-    from typing import Any, Dict, List, Optional, Tuple
+    from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 
 def is_wow64_process2() -> Optional[Tuple[int, int]]:
@@ -69,6 +69,33 @@ _DRIVER_FIELDS = (
 )
 
 
+def _subkeys(key: Any) -> Iterator[str]:
+    """The names of a registry key's subkeys (winreg enumerates by index only)."""
+    import winreg  # type: ignore[import-not-found,unused-ignore]
+
+    index = 0
+    while True:
+        try:
+            name = winreg.EnumKey(key, index)  # type: ignore[attr-defined,unused-ignore]
+        except OSError:
+            return
+        index += 1
+        yield str(name)
+
+
+def _present_values(key: Any, fields: Tuple[str, ...]) -> Dict[str, Any]:
+    """The values of ``fields`` that the key has, as stored."""
+    import winreg  # type: ignore[import-not-found,unused-ignore]
+
+    values: Dict[str, Any] = {}
+    for field in fields:
+        try:
+            values[field] = winreg.QueryValueEx(key, field)[0]  # type: ignore[attr-defined,unused-ignore]
+        except OSError:
+            continue
+    return values
+
+
 def class_drivers() -> List[Dict[str, Any]]:
     """Installed drivers of the device classes that an NPU registers under.
 
@@ -81,35 +108,20 @@ def class_drivers() -> List[Dict[str, Any]]:
     found: List[Dict[str, Any]] = []
     hklm = winreg.HKEY_LOCAL_MACHINE  # type: ignore[attr-defined,unused-ignore]
     with winreg.OpenKey(hklm, root) as classes:  # type: ignore[attr-defined,unused-ignore]
-        index = 0
-        while True:
-            try:
-                class_guid = winreg.EnumKey(classes, index)  # type: ignore[attr-defined,unused-ignore]
-            except OSError:
-                break
-            index += 1
+        for class_guid in _subkeys(classes):
             try:
                 class_key = winreg.OpenKey(classes, class_guid)  # type: ignore[attr-defined,unused-ignore]
             except OSError:
                 continue
             with class_key:
-                sub_index = 0
-                while True:
-                    try:
-                        instance = winreg.EnumKey(class_key, sub_index)  # type: ignore[attr-defined,unused-ignore]
-                    except OSError:
-                        break
-                    sub_index += 1
-                    entry: Dict[str, Any] = {"class_guid": class_guid, "instance": instance}
+                for instance in _subkeys(class_key):
                     try:
                         with winreg.OpenKey(class_key, instance) as inst:  # type: ignore[attr-defined,unused-ignore]
-                            for field in _DRIVER_FIELDS:
-                                try:
-                                    entry[field] = str(winreg.QueryValueEx(inst, field)[0])  # type: ignore[attr-defined,unused-ignore]
-                                except OSError:
-                                    pass
+                            values = _present_values(inst, _DRIVER_FIELDS)
                     except OSError:
                         continue
+                    entry: Dict[str, Any] = {"class_guid": class_guid, "instance": instance}
+                    entry.update((k, str(v)) for k, v in values.items())
                     text = (entry.get("DriverDesc", "") + entry.get("MatchingDeviceId", "")).lower()
                     if "npu" in text or "hexagon" in text or "qcnspmcdm" in text:
                         found.append(entry)
@@ -135,19 +147,9 @@ def services_with_prefix(prefixes: Tuple[str, ...]) -> List[str]:
     that start with one of ``prefixes``, case-insensitively."""
     import winreg  # type: ignore[import-not-found,unused-ignore]
 
-    names: List[str] = []
     root = "SYSTEM\\CurrentControlSet\\Services"
     with winreg.OpenKey(winreg.HKEY_LOCAL_MACHINE, root) as services:  # type: ignore[attr-defined,unused-ignore]
-        index = 0
-        while True:
-            try:
-                name = winreg.EnumKey(services, index)  # type: ignore[attr-defined,unused-ignore]
-            except OSError:
-                break
-            index += 1
-            if name.lower().startswith(prefixes):
-                names.append(name)
-    return sorted(names)
+        return sorted(name for name in _subkeys(services) if name.lower().startswith(prefixes))
 
 
 def file_version(path: str) -> Optional[str]:
@@ -391,28 +393,19 @@ def gpu_drivers() -> List[Dict[str, Any]]:
     except FileNotFoundError:
         return found
     with display:
-        index = 0
-        while True:
-            try:
-                instance = winreg.EnumKey(display, index)  # type: ignore[attr-defined,unused-ignore]
-            except OSError:
-                break
-            index += 1
+        for instance in _subkeys(display):
             if not instance.isdigit():
                 continue
-            entry: Dict[str, Any] = {"instance": instance}
             try:
                 with winreg.OpenKey(display, instance) as key:  # type: ignore[attr-defined,unused-ignore]
-                    for field in (*_DRIVER_FIELDS, "OpenCLDriverName"):
-                        try:
-                            value = winreg.QueryValueEx(key, field)[0]  # type: ignore[attr-defined,unused-ignore]
-                        except OSError:
-                            continue
-                        entry[field] = (
-                            [str(v) for v in value] if isinstance(value, list) else str(value)
-                        )
+                    values = _present_values(key, (*_DRIVER_FIELDS, "OpenCLDriverName"))
             except OSError:
                 continue
+            entry: Dict[str, Any] = {"instance": instance}
+            entry.update(
+                (k, [str(v) for v in value] if isinstance(value, list) else str(value))
+                for k, value in values.items()
+            )
             found.append(entry)
     return found
 
