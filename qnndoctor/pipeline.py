@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from .matrixdata import Matrix
     from .report import Report
     from .runner import Runner
-    from .smoke import PendingSmoke, SmokeResult
+    from .smoke import PendingSmoke
+    from .smoke.outcome import SmokeResult
     from .target import Target
 
 Log = Callable[[str], None]
@@ -259,7 +260,7 @@ class _Smoke:
 
     def finish(self, facts: Facts | None) -> SmokeResult:
         """The session's result for these probe facts (waits for the child)."""
-        from .smoke import not_run, reason_not_to_run
+        from .smoke.outcome import not_run, reason_not_to_run
 
         if self.thread is not None:
             self.thread.join()
@@ -290,7 +291,7 @@ def _warm_imports(output_format: str) -> None:
             smoke,
             tickets,
         )
-        from .smoke import outcome  # noqa: F401 - lent by qnndoctor.smoke on first use
+        from .smoke import outcome  # noqa: F401 - imported ahead, while the child runs
 
         rules.all_rules()
         matrixdata.load_or_empty()

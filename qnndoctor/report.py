@@ -78,7 +78,7 @@ def recommendation_for(
 def with_smoke_diagnosis(facts: Facts, matrix: Matrix) -> Facts:
     """The diagnosis of a failed smoke session, made once, here, with the
     catalogue in use (a saved ticket gets today's)."""
-    from .smoke import diagnose_failure
+    from .smoke.outcome import diagnose_failure
 
     smoke = facts.probe("smoke")
     if smoke is None or smoke.get("status") in (None, "passed", "not_run"):

@@ -31,7 +31,8 @@ def _type(value: Any) -> str:
 def _smoke_problems(smoke: Mapping[str, Any]) -> list[str]:
     # Imported here: `check` imports this module on every run, the smoke
     # package only matters for a saved report.
-    from .smoke import STATUSES, result_shape
+    from .smoke import result_shape
+    from .smoke.outcome import STATUSES
 
     found = []
     if smoke.get("status") not in STATUSES:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..runner import Runner, SubprocessRunner
-from ..smoke import SmokeResult, classify
+from ..smoke.outcome import SmokeResult, classify
 from ..target import Target
 
 CHILD = Path(__file__).resolve().parent / "placement_child.py"

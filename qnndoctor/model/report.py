@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import MODEL_SCHEMA_VERSION, __version__
 from ..findings import Severity
-from ..smoke import first_error
+from ..smoke.outcome import first_error
 from . import knowledge as K
 from .findings import ModelFinding, finding
 from .placement import Placement

@@ -11,56 +11,19 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..runner import Completed, Runner, Started, SubprocessRunner
 from ..target import Target
 
-if TYPE_CHECKING:  # the outcome's names, lent at run time by __getattr__ below
+if TYPE_CHECKING:  # the outcome half (smoke/outcome.py) is imported only once a child ended
     from ..facts import Facts
-    from .outcome import MARKER as MARKER
-    from .outcome import NTSTATUS as NTSTATUS
-    from .outcome import STATUSES as STATUSES
-    from .outcome import SmokeResult as SmokeResult
-    from .outcome import classify as classify
-    from .outcome import diagnose_failure as diagnose_failure
-    from .outcome import exit_code_name as exit_code_name
-    from .outcome import failure_text as failure_text
-    from .outcome import first_error as first_error
-    from .outcome import not_run as not_run
-    from .outcome import reason_not_to_run as reason_not_to_run
+    from .outcome import SmokeResult
 
 HERE = Path(__file__).resolve().parent
 MODEL = HERE / "qdq_add.onnx"
 EXPECTED = HERE / "qdq_add.expected.json"
 CHILD = HERE / "child.py"
-_OUTCOME_NAMES = frozenset(
-    {
-        "MARKER",
-        "NTSTATUS",
-        "STATUSES",
-        "SmokeResult",
-        "classify",
-        "diagnose_failure",
-        "exit_code_name",
-        "failure_text",
-        "first_error",
-        "not_run",
-        "reason_not_to_run",
-    }
-)
-
-
-def __getattr__(name: str) -> Any:
-    """The outcome's names (``SmokeResult``, ``classify``, ...), imported on
-    first use: the child is started before they are needed."""
-    if name in _OUTCOME_NAMES:
-        from . import outcome
-
-        return getattr(outcome, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 # Runs child.py as ``python child.py`` would (its folder first on sys.path,
 # nothing else added), but imported, so the bytecode compiled at install
 # time is used instead of compiling the script on every start.
