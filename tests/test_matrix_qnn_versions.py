@@ -6,22 +6,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 from helpers.index_server import serve
 from helpers.pe_builder import MACHINE_AMD64, MACHINE_ARM64, build_pe
+from helpers.refresh_tool import refresh
 from helpers.refresh_wheels import PROJECT, Run, make_wheel, noise, run_tool, served, wheel_2x_arm64
 
 from qnndoctor._layout import package_dir
 from qnndoctor.libkinds import QNN_RUNTIME
-
-if TYPE_CHECKING:  # mypy sees matrix/ as the top-level package ``matrix`` (mypy_path ".")
-    from matrix import refresh
-else:  # the maintainers' tool is not in the wheel: loaded from the repository
-    from helpers.refresh_tool import load_refresh_tool
-
-    refresh = load_refresh_tool()
 
 __all__ = ["run_tool"]  # the fixture, shared from helpers.refresh_wheels
 

@@ -18,11 +18,11 @@ import zipfile
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 from helpers.index_server import Served, serve
 from helpers.pe_builder import MACHINE_ARM64, build_pe
+from helpers.refresh_tool import refresh
 from helpers.refresh_wheels import (
     PROJECT,
     QNN_BUILD,
@@ -42,13 +42,6 @@ from helpers.refresh_wheels import (
     wheel_2x_arm64,
     wheel_2x_linux,
 )
-
-if TYPE_CHECKING:  # mypy sees matrix/ as the top-level package ``matrix`` (mypy_path ".")
-    from matrix import refresh
-else:  # the maintainers' tool is not in the wheel: loaded from the repository
-    from helpers.refresh_tool import load_refresh_tool
-
-    refresh = load_refresh_tool()
 
 __all__ = ["run_tool"]  # the fixture, shared from helpers.refresh_wheels
 

@@ -10,11 +10,12 @@ import struct
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 from helpers.index_server import IndexServer, Served, serve
 from helpers.pe_builder import MACHINE_AMD64, MACHINE_ARM64, build_pe
+from helpers.refresh_tool import refresh
 from helpers.refresh_wheels import (
     PROJECT,
     QNN_BUILD,
@@ -32,13 +33,6 @@ from helpers.refresh_wheels import (
     wheel_2x_arm64,
     wheel_2x_linux,
 )
-
-if TYPE_CHECKING:  # mypy sees matrix/ as the top-level package ``matrix`` (mypy_path ".")
-    from matrix import refresh
-else:  # the maintainers' tool is not in the wheel: loaded from the repository
-    from helpers.refresh_tool import load_refresh_tool
-
-    refresh = load_refresh_tool()
 
 from qnndoctor.binaries.pe import read_pe, read_pe_bytes, read_pe_header
 

@@ -9,10 +9,11 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 from helpers.index_server import serve
+from helpers.refresh_tool import refresh
 from helpers.refresh_wheels import (
     PROJECT,
     Run,
@@ -21,13 +22,6 @@ from helpers.refresh_wheels import (
     served,
     wheel_2x_linux,
 )
-
-if TYPE_CHECKING:  # mypy sees matrix/ as the top-level package ``matrix`` (mypy_path ".")
-    from matrix import refresh
-else:  # the maintainers' tool is not in the wheel: loaded from the repository
-    from helpers.refresh_tool import load_refresh_tool
-
-    refresh = load_refresh_tool()
 
 __all__ = ["run_tool"]  # the fixture, shared from helpers.refresh_wheels
 

@@ -18,7 +18,8 @@ from helpers.wheels import make_venv, pip_install, site_packages
 
 from qnndoctor.facts import Facts
 from qnndoctor.runner import Completed
-from qnndoctor.smoke import EXPECTED, classify, exit_code_name, run_smoke
+from qnndoctor.smoke import EXPECTED, run_smoke
+from qnndoctor.smoke.outcome import classify, exit_code_name
 from qnndoctor.target import Target
 
 Cli = Callable[..., CliResult]

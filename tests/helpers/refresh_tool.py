@@ -13,6 +13,7 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -33,3 +34,9 @@ def load_refresh_tool() -> ModuleType:
     elif Path(getattr(loaded, "__file__", "") or "").resolve().parent != folder:
         raise ImportError(f"another top-level 'matrix' is imported: {loaded!r}")
     return importlib.import_module("matrix.refresh")
+
+
+if TYPE_CHECKING:  # mypy sees matrix/ as the top-level package ``matrix`` (mypy_path ".")
+    from matrix import refresh as refresh
+else:  # the maintainers' tool is not in the wheel: loaded from the repository
+    refresh = load_refresh_tool()

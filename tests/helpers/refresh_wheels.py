@@ -17,20 +17,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 
 from helpers.index_server import IndexServer, Served
 from helpers.pe_builder import MACHINE_AMD64, MACHINE_ARM64, build_pe
-
-if TYPE_CHECKING:  # mypy sees matrix/ as the top-level package ``matrix`` (mypy_path ".")
-    from matrix import refresh
-else:  # the maintainers' tool is not in the wheel: loaded from the repository
-    from helpers.refresh_tool import load_refresh_tool
-
-    refresh = load_refresh_tool()
-
+from helpers.refresh_tool import refresh
 
 PROJECT = "onnxruntime-qnn"
 SCHEMA = json.loads(
