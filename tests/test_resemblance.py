@@ -119,3 +119,36 @@ def test_explain_shows_a_guess_as_a_guess(tmp_path: Path) -> None:
     assert "Most likely cause" not in shown
     assert "confidence low" in shown
     assert "resemblance: no catalogued message matched" in shown
+
+
+def test_a_failure_named_by_an_exception_class_or_in_prose_still_gets_a_guess(
+    tmp_path: Path,
+) -> None:
+    cat = _catalogue(tmp_path)
+    linux = from_items([Fact("os", "linux", "ticket")])
+    # No "error:", "failed", "unable to" ...: only the exception class, or prose naming the error.
+    for text in (
+        "OSError: libQnnHtpV73Skel.so skel library missing from ADSP_LIBRARY_PATH",
+        "I get the same error: skel library libQnnHtpV73Skel.so and ADSP_LIBRARY_PATH again",
+        "[ONNXRuntimeError] : 1 : FAIL : skel library libQnnHtpV73Skel.so on ADSP_LIBRARY_PATH",
+    ):
+        assert diagnose(text, catalogue=cat, facts=linux).ids() == ["skel-missing"], text
+    # A JSON dump with an "error" key and a fail counter reports nothing going wrong.
+    healthy = '{"skel library": "libQnnHtpV73Skel.so", "ADSP_LIBRARY_PATH": "/dsp", "error": null, "fail": 0}'
+    assert diagnose(healthy, catalogue=cat, facts=linux).ids() == []
+
+
+def test_the_cause_text_counts_beside_title_and_examples(tmp_path: Path) -> None:
+    # The reporter's words are the maintainers' explanation, not the message.
+    vendor = {
+        "id": "vendor-libraries-first",
+        "title": "An older QNN runtime is loaded instead of the SDK's",
+        "patterns": [{"regex": "getQnnInterface FAILED", "weight": 9}],
+        "symptom_examples": ["Qnn getQnnInterface FAILED!"],
+        "cause": "Older copies in /vendor/lib64 come first on LD_LIBRARY_PATH, so the "
+        "loader picks them over the SDK's libraries.",
+    }
+    text = "error: the loader picks copies in vendor lib64 first (LD_LIBRARY_PATH)"
+    assert diagnose(text, catalogue=_catalogue(tmp_path, vendor)).ids() == [
+        "vendor-libraries-first"
+    ]

@@ -28,6 +28,7 @@ from .catalogue import Signature
 MIN_SIMILARITY = 1.0  # below this, the shared words are coincidence (see docs/diagnosis.md)
 MIN_SHARED = 2  # one shared word is never a resemblance
 MAX_OFFERED = 3
+CAUSE_WEIGHT = 0.5  # how much the cause text counts beside title and examples
 SHOWN_TERMS = 5
 
 # Words that appear in nearly every report about this stack, or in any prose:
@@ -54,9 +55,25 @@ FAILURE_WORDS = re.compile(
     r"|segmentation fault|\bcannot\b|\bcan't\b|\bcould ?n[o']t\b|\bunable to\b"
     r"|\bnot (?:found|supported|working|recognized|available|(?:being )?used)\b"
     r"|\bdo(?:es)?n[o']t work|\bdo(?:es)? not work|\b(?:falls|fell|falling) back\b"
-    r"|\bslower\b|\bhangs?\b|\bkilled\b|\bexit(?:ed)? (?:with )?(?:code|status)\s*-?[1-9]",
+    r"|\bslower\b|\bhangs?\b|\bkilled\b|\bexit(?:ed)? (?:with )?(?:code|status)\s*-?[1-9]"
+    # An error named in prose ("throws a 5005 error", "error code: 1100", "this error"),
+    # ORT's own error markers, and the ways users say a setting had no effect.
+    r"|\b(?:an|the|this|that|same|following|above|below|another|\d{3,})\s+(?:\w+\s+)?errors?\b"
+    r"|\berror\s+(?:code|occurs?|occurred|when|while|during|creating|loading|message|happens)\b"
+    r"|\[E:onnxruntime|\[ONNXRuntimeError\]|\bthr(?:ows?|own|ew)\b|\binvalid\b|\bunsupported\b"
+    r"|\bnot (?:effective|shown|showing|listed|detected|loaded)\b|\bnever (?:shows?|appears?|listed|used)\b"
+    r"|\b(?:is|are|gets?|being) ignored\b|\bno module named\b|\bregression\b|\bdisappear(?:s|ed)?\b"
+    r"|\bunexpected\b|\bwrong\b",
     re.IGNORECASE,
 )
+# A Python exception (ModuleNotFoundError: ..., RuntimeError: ...) or ORT's "FAIL :" status:
+# case matters here (a JSON key "error": or a counter "fail: 0" is no failure).
+_RAISED = re.compile(r"\b[A-Za-z_]*(?:Error|Exception)\s*:|\bFAIL\s*:")
+
+
+def reads_like_failure(text: str) -> bool:
+    """Whether ``text`` (without its harmless lines) reports something going wrong."""
+    return bool(FAILURE_WORDS.search(text) or _RAISED.search(text))
 
 
 def _basename(match: re.Match[str]) -> str:
@@ -84,14 +101,22 @@ class Resemblance:
         )
 
 
-def _documents(signatures: Iterable[Signature]) -> dict[str, tuple[Signature, frozenset[str]]]:
-    return {s.id: (s, terms("\n".join((s.title, *s.examples)))) for s in signatures}
+def _documents(signatures: Iterable[Signature]) -> dict[str, tuple[Signature, dict[str, float]]]:
+    """Each entry's words, weighted by where they stand: its title and real
+    symptom examples in full, its cause (the maintainers' explanation, in
+    their words rather than the reporter's) at CAUSE_WEIGHT."""
+    documents: dict[str, tuple[Signature, dict[str, float]]] = {}
+    for s in signatures:
+        words = dict.fromkeys(terms(s.cause), CAUSE_WEIGHT) if CAUSE_WEIGHT else {}
+        words.update(dict.fromkeys(terms("\n".join((s.title, *s.examples))), 1.0))
+        documents[s.id] = (s, words)
+    return documents
 
 
 def resemble(text: str, signatures: tuple[Signature, ...]) -> tuple[Resemblance, ...]:
     """The entries ``text`` resembles most, best first (at most a few).
     ``text`` should already be free of harmless lines."""
-    if not FAILURE_WORDS.search(text):
+    if not reads_like_failure(text):
         return ()
     query = terms(text)
     if not query:
@@ -101,14 +126,15 @@ def resemble(text: str, signatures: tuple[Signature, ...]) -> tuple[Resemblance,
     idf = {t: math.log(len(documents) / n) for t, n in frequency.items()}
     found: list[Resemblance] = []
     for signature, words in documents.values():
-        shared = query & words
-        if len(shared) < MIN_SHARED or not words:
+        shared = query & words.keys()
+        if len(shared) < MIN_SHARED:
             continue
         # Shared rarity, normalised by the size of the entry's vocabulary so
         # that an entry with many examples is not favoured for being long.
-        similarity = sum(idf[t] for t in shared) / math.sqrt(sum(idf[t] for t in words))
+        size = sum(idf[t] * w for t, w in words.items())
+        similarity = sum(idf[t] * words[t] for t in shared) / math.sqrt(size) if size else 0.0
         if similarity >= MIN_SIMILARITY:
-            ranked = tuple(sorted(shared, key=lambda t: (-idf[t], t)))
+            ranked = tuple(sorted(shared, key=lambda t: (-idf[t] * words[t], t)))
             found.append(Resemblance(signature, similarity, ranked))
     found.sort(key=lambda r: (-r.similarity, r.signature.id))
     return tuple(found[:MAX_OFFERED])
