@@ -152,3 +152,33 @@ def test_the_cause_text_counts_beside_title_and_examples(tmp_path: Path) -> None
     assert diagnose(text, catalogue=_catalogue(tmp_path, vendor)).ids() == [
         "vendor-libraries-first"
     ]
+
+
+WEAK = {
+    "id": "weak-load-failure",
+    "title": "Some library could not be loaded",
+    "patterns": [{"regex": "load failed", "weight": 3}],
+    "symptom_examples": ["load failed"],
+}
+
+
+def test_a_weak_match_gets_guesses_beside_it_but_never_behind_it(tmp_path: Path) -> None:
+    cat = _catalogue(tmp_path, WEAK, INTERFACE, SKEL)
+    linux = from_items([Fact("os", "linux", "ticket")])
+    text = "error: load failed: skel library libQnnHtpV73Skel.so is not on ADSP_LIBRARY_PATH"
+    result = diagnose(text, catalogue=cat, facts=linux)
+    assert result.ids() == ["weak-load-failure", "skel-missing"]
+    assert [c.raised_by for c in result.candidates] == ["pattern", "resemblance"]
+    assert result.candidates[1].score > result.candidates[0].score  # ranked by kind first
+    assert not result.verdict.tie
+    # A strong match leaves no room for guesses.
+    strong = diagnose(
+        "Unable to find a valid interface for x; skel library libQnnHtpV73Skel.so on ADSP_LIBRARY_PATH",
+        catalogue=cat,
+        facts=linux,
+    )
+    assert strong.ids() == ["interface-too-old"]
+    out = io.StringIO()
+    render_text(result.to_json(), out)
+    assert "[skel-missing, score" in out.getvalue()
+    assert "(a guess: its symptoms resemble the text)" in out.getvalue()
