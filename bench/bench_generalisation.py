@@ -11,7 +11,8 @@ new reporter had worded the failure:
   examples  every ``symptom_examples`` text of every entry that overlaps
             the case (a shared normalised run of 40 characters, or the
             whole example when it is shorter) is removed, and so is every
-            sentence of an entry's ``cause`` that overlaps it; ``--strict`` also
+            sentence of an entry's ``cause`` that overlaps it, and a title
+            that overlaps it is blanked; ``--strict`` also
             removes all examples of entries whose ``sources`` cite the case's
             URL (the entry may have been written from that very thread)
   guess     patterns and exit codes off: the resemblance path alone
@@ -90,7 +91,9 @@ def _pruned(
         cause = " ".join(
             c for c in _SENTENCE.split(s.cause) if not _overlaps(c, windows, text)
         )
-        signatures.append(dataclasses.replace(s, examples=kept, cause=cause))
+        # So may its title: one that quotes the report is blanked.
+        title = "" if _overlaps(s.title, windows, text) else s.title
+        signatures.append(dataclasses.replace(s, title=title, examples=kept, cause=cause))
     return dataclasses.replace(catalogue, signatures=tuple(signatures)), removed
 
 

@@ -4,15 +4,18 @@ catalogued error message matched it.
 Users often paste prose ("the NPU is never used"), a message worded a little
 differently from the one a pattern expects, or a message from a neighbouring
 tool. Patterns miss those, and "no known cause" helps nobody. This module
-compares the distinctive words of the text with each entry's title and real
-symptom examples (TF-IDF over the catalogue: a word that many entries share
-counts little), and offers at most a few entries that share enough rare words.
+compares the distinctive words of the text with each entry's title, real
+symptom examples and cause (TF-IDF over the catalogue: a word that many
+entries share counts little), and offers at most a few entries that share
+enough rare words. The choices were measured by leave-one-out on the
+development reports (bench/bench_generalisation.py, docs/diagnosis.md).
 
 A resemblance is a guess and is always shown as one: its candidates carry
 ``raised_by == "resemblance"``, the words they share, and low confidence; the
 facts still confirm or exclude them as they do for matched patterns. It only
-runs when no pattern raised anything and the text reads like a failure, so a
-healthy log stays without candidates.
+runs when no pattern raised anything strong and the text reads like a failure, so a
+healthy log stays without candidates; beside a weak match (engine.WEAK_SCORE)
+it adds guesses that rank after every matched candidate.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from .catalogue import Signature
 MIN_SIMILARITY = 1.0  # below this, the shared words are coincidence (see docs/diagnosis.md)
 MIN_SHARED = 2  # one shared word is never a resemblance
 MAX_OFFERED = 3
-CAUSE_WEIGHT = 0.5  # how much the cause text counts beside title and examples
+CAUSE_WEIGHT = 1.0  # the cause's words count as much as the title's (0.5 and 1.5 measured worse)
 SHOWN_TERMS = 5
 
 # Words that appear in nearly every report about this stack, or in any prose:
@@ -103,8 +106,8 @@ class Resemblance:
 
 def _documents(signatures: Iterable[Signature]) -> dict[str, tuple[Signature, dict[str, float]]]:
     """Each entry's words, weighted by where they stand: its title and real
-    symptom examples in full, its cause (the maintainers' explanation, in
-    their words rather than the reporter's) at CAUSE_WEIGHT."""
+    symptom examples, and its cause (the maintainers' explanation: a new
+    reporter often describes the mechanism, not the message) at CAUSE_WEIGHT."""
     documents: dict[str, tuple[Signature, dict[str, float]]] = {}
     for s in signatures:
         words = dict.fromkeys(terms(s.cause), CAUSE_WEIGHT) if CAUSE_WEIGHT else {}
