@@ -131,6 +131,8 @@ def test_a_failure_named_by_an_exception_class_or_in_prose_still_gets_a_guess(
         "OSError: libQnnHtpV73Skel.so skel library missing from ADSP_LIBRARY_PATH",
         "I get the same error: skel library libQnnHtpV73Skel.so and ADSP_LIBRARY_PATH again",
         "[ONNXRuntimeError] : 1 : FAIL : skel library libQnnHtpV73Skel.so on ADSP_LIBRARY_PATH",
+        "skel library libQnnHtpV73Skel.so is missing although ADSP_LIBRARY_PATH is set",
+        "the app is stuck: skel library libQnnHtpV73Skel.so, ADSP_LIBRARY_PATH=/dsp",
     ):
         assert diagnose(text, catalogue=cat, facts=linux).ids() == ["skel-missing"], text
     # A JSON dump with an "error" key and a fail counter reports nothing going wrong.

@@ -66,7 +66,9 @@ FAILURE_WORDS = re.compile(
     r"|\[E:onnxruntime|\[ONNXRuntimeError\]|\bthr(?:ows?|own|ew)\b|\binvalid\b|\bunsupported\b"
     r"|\bnot (?:effective|shown|showing|listed|detected|loaded)\b|\bnever (?:shows?|appears?|listed|used)\b"
     r"|\b(?:is|are|gets?|being) ignored\b|\bno module named\b|\bregression\b|\bdisappear(?:s|ed)?\b"
-    r"|\bunexpected\b|\bwrong\b",
+    r"|\bunexpected\b|\bwrong\b|\bincompatible\b|\bmissing\b|\bno longer\b|\b(?:stuck|freez(?:es|ing)|froze|hung)\b"
+    r"|\b(?:does|did|do)(?:n[o']t| not) (?:show|appear|detect|find|load|run|use|start|exist)\b"
+    r"|\breturns? (?:zero|nothing|none|an empty)\b",
     re.IGNORECASE,
 )
 # A Python exception (ModuleNotFoundError: ..., RuntimeError: ...) or ORT's "FAIL :" status:
