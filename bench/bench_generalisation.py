@@ -20,6 +20,8 @@ new reporter had worded the failure:
             matches the case but neither a remaining example of its entry
             nor another dev report (another URL) of the same cause turned
             off: it matches only because it was written for this case
+  absent    the engine as above without the expected entry: any answer is
+            wrong, so this counts what guessing costs
 
 Printed: top-1 / top-3 per mode, how many cases had something removed, and
 error candidates on healthy texts (the full catalogue, as ``explain`` runs;
@@ -136,7 +138,7 @@ def evaluate(strict: bool, verbose: bool = False) -> tuple[dict[str, list[int]],
     socs = load_socs()
     cases = _dev_cases()
     scores = {"guess": [0, 0], "engine": [0, 0]}
-    touched = {"examples": 0, "patterns": 0}
+    touched = {"examples": 0, "patterns": 0, "absent named": 0, "absent guessed": 0}
     for case in cases:
         pruned, removed = _pruned(catalogue, case, strict)
         touched["examples"] += removed > 0
@@ -150,6 +152,16 @@ def evaluate(strict: bool, verbose: bool = False) -> tuple[dict[str, list[int]],
             scores[mode][1] += case["expected"] in ids[:3]
             if verbose and ids[:1] != [case["expected"]]:
                 print(f"  {mode:6} {case['id']}: expected {case['expected']}, got {ids[:3]}")
+        # The price of guessing: without its entry, every answer is wrong.
+        absent = dataclasses.replace(
+            unfitted,
+            signatures=tuple(s for s in unfitted.signatures if s.id != case["expected"]),
+        )
+        found = diagnose(
+            case["text"], exit_code=case.get("exit_code"), socs=socs, catalogue=absent
+        ).candidates
+        touched["absent named"] += bool(found)
+        touched["absent guessed"] += bool(found) and found[0].raised_by == "resemblance"
     return scores, touched, len(cases)
 
 
@@ -170,6 +182,10 @@ def main() -> int:
             f"  {mode:6} top-1 {top1:3} ({100 * top1 / total:5.1f} %)"
             f"   top-3 {top3:3} ({100 * top3 / total:5.1f} %)"
         )
+    print(
+        f"  absent (engine, the case's entry removed): a wrong first answer for "
+        f"{touched['absent named']}, of them a guess for {touched['absent guessed']}"
+    )
     catalogue = load()
     texts = _healthy_texts(args.wheels, args.live)
     guessing = _guess_only(catalogue)
