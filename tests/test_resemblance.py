@@ -184,3 +184,22 @@ def test_a_weak_match_gets_guesses_beside_it_but_never_behind_it(tmp_path: Path)
     render_text(result.to_json(), out)
     assert "[skel-missing, score" in out.getvalue()
     assert "(a guess: its symptoms resemble the text)" in out.getvalue()
+
+
+def test_words_on_the_failing_line_count_more_than_the_environment_lines(tmp_path: Path) -> None:
+    # Equally rare words, equally sized entries: only where the words stand differs.
+    on_env = {
+        "id": "a-environment-words",
+        "title": "Quebec romeo broke",
+        "patterns": [{"regex": "unrelated exact message one", "weight": 9}],
+        "symptom_examples": ["quebec romeo"],
+    }
+    on_error = {
+        "id": "z-error-line-words",
+        "title": "Xray yankee broke",
+        "patterns": [{"regex": "unrelated exact message two", "weight": 9}],
+        "symptom_examples": ["xray yankee"],
+    }
+    text = "machine: quebec romeo\n\n\nerror: xray yankee"
+    result = diagnose(text, catalogue=_catalogue(tmp_path, on_env, on_error))
+    assert result.ids() == ["z-error-line-words", "a-environment-words"]
