@@ -159,6 +159,9 @@ class _Recording:
     def prepare(self, env: MutableMapping[str, str]) -> None:
         self.inner.prepare(env)
 
+    def resume(self, marker: str, started: float) -> None:
+        self.inner.resume(marker, started)
+
     def attach(self, pid: int, handle: Any) -> None:
         self.pids.append(pid)
         self.inner.attach(pid, handle)
@@ -346,6 +349,13 @@ def collect(
     except BaseException:
         smoke.cancel()  # never leave the session running behind an error
         raise
+    finally:
+        from . import headstart
+
+        headstart.discard()  # a child the console started that this check did not need
+        for event in headstart.events:
+            log(event)
+        headstart.events.clear()
     log(f"probes finished in {probe_run.completed.duration_s:.3f} s")
     return target, probe_run.facts, None, smoke
 
