@@ -278,29 +278,40 @@ class _Smoke:
         return self.result
 
 
-def _warm_imports(output_format: str) -> None:
-    """Import what diagnosis and rendering need while the probe program runs
-    in the target: the child's run and our imports overlap."""
+def _memo_likely(options: CheckOptions) -> bool:
+    """Whether the decisions of this check are probably remembered (memo.py)."""
+    if options.smoke or options.from_report:
+        return False
+    from . import memo
+
+    if not memo.enabled():
+        return False
+    from .target import TargetError, resolve
+
     try:
-        from . import (  # noqa: F401 - what the probes' end waits for otherwise
-            binaries,
-            consistency,
-            inventory,
-            matrixdata,
-            redact,
-            render,
-            report,
-            rules,
-            smoke,
-            tickets,
-        )
+        python = resolve(options.python).python
+    except TargetError:
+        return False
+    return memo.probably_known(python, _option_text(options.matrix))
+
+
+def _warm_imports(output_format: str, decided_before: bool) -> None:
+    """Import what diagnosis and rendering need while the probe program runs
+    in the target: the child's run and our imports overlap. When the
+    decisions are probably remembered, only what renders them."""
+    try:
+        from . import binaries, findings, inventory, redact, render, report  # noqa: F401
         from .smoke import outcome  # noqa: F401 - imported ahead, while the child runs
 
-        rules.all_rules()
-        matrixdata.load_or_empty()
         render.renderer(output_format)
         if output_format == "text":
             import rich.console  # noqa: F401
+        if decided_before:
+            return
+        from . import consistency, matrixdata, rules, tickets  # noqa: F401
+
+        rules.all_rules()
+        matrixdata.load_or_empty()
     except Exception:  # only a head start: the real imports below report any error
         pass
 
@@ -410,7 +421,8 @@ def run_check(
             None,
             CheckError("bad-input", message),
         )
-    warm = threading.Thread(target=_warm_imports, args=(output_format,), daemon=True)
+    decided_before = _memo_likely(options)
+    warm = threading.Thread(target=_warm_imports, args=(output_format, decided_before), daemon=True)
     started = time.perf_counter()
     try:
         target, facts, saved, smoke = collect(options, runner=runner, log=log, on_start=warm.start)
@@ -458,6 +470,23 @@ def _diagnose(
     """Matrix -> rules -> resolver -> report -> redaction. What the smoke
     session cannot change is diagnosed while it still runs; then its result
     is added and only what reads it is evaluated."""
+    memo_key = None
+    if saved is None and smoke is not None and not options.smoke:
+        # Nothing of this check changes from run to run but the facts: the
+        # decisions for exactly these facts may already be known (memo.py).
+        facts = facts.with_probe(smoke_facts(smoke.finish(facts)))
+        smoke = None
+        from . import memo
+
+        if memo.enabled():
+            memo_key = memo.key(facts.to_json(), target.to_json(), _option_text(options.matrix))
+            decisions = memo.load(memo_key)
+            for event in memo.events:
+                log(event)
+            memo.events.clear()
+            if decisions is not None:
+                log("decisions: the same facts were judged before (decisions memo)")
+                return _remembered(options, target, facts, decisions)
     from . import matrixdata
     from .report import build, prepare
     from .tickets import changes, matrix_identity
@@ -488,6 +517,18 @@ def _diagnose(
     document["matrix"].update(releases=matrix.releases_source, notes=list(matrix.notes), **identity)
     if saved is not None:
         document["changes_since_report"] = changes(saved, document)
+    if memo_key is not None:
+        from . import memo
+
+        memo.store(
+            memo_key,
+            _decisions(document, report, warnings),
+            target.python,
+            _option_text(options.matrix),
+        )
+        for event in memo.events:
+            log(event)
+        memo.events.clear()
     if options.redact:
         from .redact import redact_document
 
@@ -495,3 +536,48 @@ def _diagnose(
     else:
         document["redacted"] = False
     return CheckOutcome(document, report, None, tuple(warnings))
+
+
+def _option_text(path: Path | None) -> str | None:
+    return None if path is None else str(path)
+
+
+def _decisions(document: dict[str, Any], report: Report, warnings: list[str]) -> dict[str, Any]:
+    """What the decisions memo keeps of a report: everything not measured."""
+    return {
+        "findings": document["findings"],
+        "skipped_checks": document["skipped_checks"],
+        "recommendation": document["recommendation"],
+        "matrix": document["matrix"],
+        "matrix_source": report.matrix_source,
+        "warnings": list(warnings),
+    }
+
+
+def _remembered(
+    options: CheckOptions, target: Target, facts: Facts, decisions: dict[str, Any]
+) -> CheckOutcome:
+    """The report of remembered decisions with this run's facts."""
+    import datetime
+
+    from .findings import Finding, SkippedCheck
+    from .report import Report
+
+    report = Report(
+        target=target,
+        facts=facts,
+        findings=tuple(Finding.from_json(f) for f in decisions["findings"]),
+        skipped=tuple(SkippedCheck.from_json(s) for s in decisions["skipped_checks"]),
+        created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        matrix_source=str(decisions["matrix_source"]),
+        recommendation=decisions["recommendation"],
+    )
+    document = report.to_json()
+    document["matrix"] = dict(decisions["matrix"])
+    if options.redact:
+        from .redact import redact_document
+
+        document = redact_document(document)
+    else:
+        document["redacted"] = False
+    return CheckOutcome(document, report, None, tuple(str(w) for w in decisions["warnings"]))

@@ -1,0 +1,211 @@
+"""Decisions already made for exactly these facts (the decisions memo).
+
+Rules, resolver and report assembly are pure functions of the facts, the
+matrix and qnndoctor's own code. An installer or an application that checks
+its environment at every start (``check --no-smoke``,
+``ensure_ready(smoke=False)``) asks the same question with the same facts
+again and again, and answering it costs more than probing: the rules, the
+resolver and the ``packaging`` library they use take most of the host's time.
+
+So the answer (findings, skipped checks, recommendation, the matrix it was
+made with, warnings) is kept in the user cache under a key made of
+everything it depends on:
+
+- the facts the probes measured this time, whole, except how long each probe
+  took (no rule reads a duration of a probe);
+- the target and the ``--matrix`` option;
+- a fingerprint of the code and data that decide: every file of the
+  installed qnndoctor package and of its matrix folder, the updated matrix
+  in the user cache, and the ``packaging`` library (path, size, mtime).
+
+The probes always run: only the judging of facts that were already judged is
+reused. A session that ran the smoke child is never memoised (its facts
+differ on every run). Anything wrong with the memo (unreadable, damaged,
+unwritable) is recorded in ``events`` and the decisions are made as without
+it. ``QNNDOCTOR_NO_MEMO=1`` turns it off.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+FORMAT = 1
+KEEP = 32  # entries kept: one per distinct environment checked lately
+# The per-run measurements that no rule reads: left out of the key.
+_PROBE_DURATION = "duration_ms"
+_RUN_VALUES_LEFT_OUT = ("duration_s",)
+
+events: list[str] = []
+
+
+def enabled() -> bool:
+    return os.environ.get("QNNDOCTOR_NO_MEMO", "") in ("", "0")
+
+
+def _stat_tree(root: Path, into: list[Any]) -> None:
+    """(relative path, size, mtime_ns) of every file under ``root``,
+    compiled bytecode left out (it follows the sources)."""
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if not name.endswith((".pyc", ".pyo")):
+                _stat_file(Path(folder, name), into, root)
+
+
+def _stat_file(path: Path, into: list[Any], root: Path | None = None) -> None:
+    shown = str(path.relative_to(root)) if root is not None else str(path)
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        into.append([shown, None, exc.errno])
+        return
+    into.append([shown, stat.st_size, stat.st_mtime_ns])
+
+
+_fingerprints: dict[str | None, list[Any]] = {}
+
+
+def fingerprint(matrix_option: str | None) -> list[Any]:
+    """What decides besides the facts: qnndoctor's code and data, the matrix
+    in use, the ``packaging`` library (read once per process)."""
+    if matrix_option not in _fingerprints:
+        _fingerprints[matrix_option] = _fingerprint(matrix_option)
+    return _fingerprints[matrix_option]
+
+
+def _fingerprint(matrix_option: str | None) -> list[Any]:
+    from importlib.machinery import PathFinder
+
+    from . import __version__
+    from ._layout import package_dir
+
+    found: list[Any] = [FORMAT, __version__, sys.version]
+    package = Path(__file__).resolve().parent
+    _stat_tree(package, found)
+    matrix = package_dir("matrix")
+    if matrix is not None and package not in matrix.resolve().parents:
+        _stat_tree(matrix, found)  # a source checkout: matrix/ beside the package
+    spec = PathFinder.find_spec("packaging")
+    origin = spec.origin if spec is not None else None
+    found.append(["packaging", origin])
+    if origin:
+        _stat_file(Path(origin), found)
+    if matrix_option is not None:
+        option = Path(matrix_option)
+        if option.is_dir():
+            _stat_tree(option, found)
+        else:
+            _stat_file(option, found)
+    else:
+        updated = _cache_root() / "matrix"  # matrixdata.user_matrix_dir, without its imports
+        if updated.is_dir():
+            _stat_tree(updated, found)
+    return found
+
+
+def _cache_root() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("qnndoctor"))
+
+
+def _stable_facts(facts: dict[str, Any]) -> dict[str, Any]:
+    stable: dict[str, Any] = {}
+    for name, entry in facts.items():
+        if isinstance(entry, dict):
+            entry = {k: v for k, v in entry.items() if k != _PROBE_DURATION}
+            values = entry.get("values")
+            if name == "probe_run" and isinstance(values, dict):
+                entry["values"] = {
+                    k: v for k, v in values.items() if k not in _RUN_VALUES_LEFT_OUT
+                }
+        stable[name] = entry
+    return stable
+
+
+def key(facts: dict[str, Any], target: dict[str, Any], matrix_option: str | None) -> str:
+    """The memo key of these facts (``Facts.to_json()``, the smoke fact included)."""
+    import hashlib
+    import json
+
+    material = [fingerprint(matrix_option), target, _stable_facts(facts)]
+    text = json.dumps(material, sort_keys=True, ensure_ascii=True, default=repr)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def _entry(memo_key: str) -> Path:
+    return _cache_root() / "decisions" / f"{memo_key[:40]}.json"
+
+
+def _seen_flag(python: str, matrix_option: str | None) -> Path:
+    import hashlib
+    import json
+
+    text = json.dumps([fingerprint(matrix_option), python], sort_keys=True, default=repr)
+    name = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:40]
+    return _cache_root() / "decisions" / f"{name}.seen"
+
+
+def probably_known(python: str, matrix_option: str | None) -> bool:
+    """Whether this interpreter was judged before by this very qnndoctor and
+    matrix: then the decisions are likely to be remembered, and the modules
+    that make them need not be imported ahead (a guess: only speed depends on it)."""
+    try:
+        return _seen_flag(python, matrix_option).is_file()
+    except Exception as exc:  # no cache folder: nothing was remembered
+        events.append(f"decisions memo not asked: {type(exc).__name__}: {exc}")
+        return False
+
+
+def load(memo_key: str) -> dict[str, Any] | None:
+    """The decisions stored under this key, or None (a miss, or an entry
+    that cannot be used: recorded in ``events``)."""
+    import json
+
+    try:
+        with _entry(memo_key).open(encoding="utf-8") as handle:
+            entry = json.load(handle)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, RecursionError) as exc:
+        events.append(f"decisions memo ignored: {type(exc).__name__}: {exc}")
+        return None
+    decisions = entry.get("decisions") if isinstance(entry, dict) else None
+    if not isinstance(entry, dict) or entry.get("key") != memo_key:
+        events.append("decisions memo ignored: not an entry of this key")
+        return None
+    if not isinstance(decisions, dict):
+        events.append("decisions memo ignored: not a decisions entry")
+        return None
+    return decisions
+
+
+def store(
+    memo_key: str, decisions: dict[str, Any], python: str, matrix_option: str | None
+) -> None:
+    """Keep these decisions (atomically), and only the newest ``KEEP`` entries."""
+    from .installer import write_atomically
+
+    try:
+        path = _entry(memo_key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(path, {"key": memo_key, "decisions": decisions})
+        _seen_flag(python, matrix_option).touch()
+        _prune(path.parent)
+    except Exception as exc:  # an unwritable cache: decided without it, as before
+        events.append(f"decisions memo not written: {type(exc).__name__}: {exc}")
+
+
+def _prune(folder: Path) -> None:
+    for pattern in ("*.json", "*.seen"):
+        dated = []
+        for path in folder.glob(pattern):
+            try:
+                dated.append((path.stat().st_mtime_ns, path))
+            except OSError:  # pruned by another run meanwhile
+                continue
+        for _, old in sorted(dated, reverse=True)[KEEP:]:
+            old.unlink(missing_ok=True)
