@@ -141,7 +141,9 @@ events: list[str] = []
 # check's and report's options that change nothing about the children, and
 # those of them that take a value.
 _NEUTRAL_FLAGS = frozenset(("--json", "--quiet", "-q", "--verbose", "-v", "--no-redact"))
-_NEUTRAL_VALUED = frozenset(("--fail-on", "--format", "--output", "-o", "--smoke-timeout", "--matrix"))
+_NEUTRAL_VALUED = frozenset(
+    ("--fail-on", "--format", "--output", "-o", "--smoke-timeout", "--matrix")
+)
 
 
 def plan(argv: Sequence[str]) -> list[tuple[str, list[str], dict[str, str]]]:
@@ -172,8 +174,8 @@ def plan(argv: Sequence[str]) -> list[tuple[str, list[str], dict[str, str]]]:
         elif not (name in _NEUTRAL_VALUED or (name in _NEUTRAL_FLAGS and not has_value)):
             return []  # another target, a saved report, --help, an option not known here
     python = sys.executable
-    probes = os.path.join(PACKAGE_DIR, "probes")
-    if not python or not os.path.isfile(os.path.join(probes, "__init__.py")):
+    probes = _probes_dir()
+    if not python or probes is None:
         return []
     children = []
     if smoke:
@@ -183,46 +185,71 @@ def plan(argv: Sequence[str]) -> list[tuple[str, list[str], dict[str, str]]]:
     return children
 
 
+def _probes_dir() -> str | None:
+    """``_layout.package_dir("probes")`` for the two layouts it can tell
+    without importing anything: the wheel's, and a source checkout's (None
+    otherwise: the pipeline then starts the probe program itself)."""
+    for folder in (PACKAGE_DIR, os.path.dirname(PACKAGE_DIR)):
+        probes = os.path.join(folder, "probes")
+        if os.path.isfile(os.path.join(probes, "__init__.py")):
+            return probes
+    return None
+
+
 def begin(argv: Sequence[str]) -> None:
     """Start the children of this command line now, if it is plain enough.
     Never raises: a failed head start is only a slower start."""
     try:
         planned = plan(argv)
-        if not planned:
-            return
-        import subprocess
-        import time
-
-        if any(kind == "smoke" for kind, _, _ in planned):
+        if planned and any(kind == "smoke" for kind, _, _ in planned):
             _become_subreaper()
         for kind, child_argv, env in planned:
-            cwd = None
-            if kind == "smoke":
-                import tempfile
-
-                # A neutral working directory (see smoke.start_smoke).
-                cwd = tempfile.mkdtemp(prefix="qnndoctor-smoke-")
-            marker = os.urandom(16).hex()
-            started_wall = time.time()
-            started_monotonic = time.monotonic()
-            posix = sys.platform != "win32"
-            proc = subprocess.Popen(
-                child_argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env={**env, MARKER_VARIABLE: marker},
-                cwd=cwd,
-                start_new_session=posix,
-                creationflags=0 if posix else getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
-            )
-            _waiting[kind] = EarlyChild(
-                kind, tuple(child_argv), env, proc, marker, started_wall, started_monotonic, cwd
-            )
-            events.append(f"head start: {kind} child started (pid {proc.pid})")
+            # The smoke child gets a neutral working folder (see smoke.start_smoke).
+            start_early(kind, child_argv, env, own_folder=kind == "smoke")
     except Exception as exc:  # recorded; the pipeline starts the children itself
         events.append(f"head start abandoned: {type(exc).__name__}: {exc}")
         discard()
+
+
+def start_early(
+    kind: str, argv: Sequence[str], env: Mapping[str, str], *, own_folder: bool
+) -> None:
+    """Start one child to be claimed later (``own_folder``: in a new temporary
+    working folder, removed when the child is done with)."""
+    import subprocess
+    import time
+
+    if kind in _waiting:  # one child of a kind: an earlier one is not wanted any more
+        _end(_waiting.pop(kind))
+    cwd = None
+    if own_folder:
+        import tempfile
+
+        cwd = tempfile.mkdtemp(prefix="qnndoctor-smoke-")
+    marker = os.urandom(16).hex()
+    started_wall, started_monotonic = time.time(), time.monotonic()
+    posix = sys.platform != "win32"
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**env, MARKER_VARIABLE: marker},
+            cwd=cwd,
+            start_new_session=posix,
+            creationflags=0 if posix else getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
+        )
+    except BaseException:
+        if cwd is not None:
+            import shutil
+
+            shutil.rmtree(cwd, ignore_errors=True)
+        raise
+    _waiting[kind] = EarlyChild(
+        kind, tuple(argv), dict(env), proc, marker, started_wall, started_monotonic, cwd
+    )
+    events.append(f"head start: {kind} child started (pid {proc.pid})")
 
 
 def _become_subreaper() -> None:

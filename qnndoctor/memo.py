@@ -65,18 +65,10 @@ def _stat_file(path: Path, into: list[Any], root: Path | None = None) -> None:
     into.append([shown, stat.st_size, stat.st_mtime_ns])
 
 
-_fingerprints: dict[str | None, list[Any]] = {}
-
-
 def fingerprint(matrix_option: str | None) -> list[Any]:
     """What decides besides the facts: qnndoctor's code and data, the matrix
-    in use, the ``packaging`` library (read once per process)."""
-    if matrix_option not in _fingerprints:
-        _fingerprints[matrix_option] = _fingerprint(matrix_option)
-    return _fingerprints[matrix_option]
-
-
-def _fingerprint(matrix_option: str | None) -> list[Any]:
+    in use, the ``packaging`` library (read anew each time: in a long-running
+    application any of them may change)."""
     from importlib.machinery import PathFinder
 
     from . import __version__
@@ -119,9 +111,7 @@ def _stable_facts(facts: dict[str, Any]) -> dict[str, Any]:
             entry = {k: v for k, v in entry.items() if k != _PROBE_DURATION}
             values = entry.get("values")
             if name == "probe_run" and isinstance(values, dict):
-                entry["values"] = {
-                    k: v for k, v in values.items() if k not in _RUN_VALUES_LEFT_OUT
-                }
+                entry["values"] = {k: v for k, v in values.items() if k not in _RUN_VALUES_LEFT_OUT}
         stable[name] = entry
     return stable
 
@@ -183,9 +173,7 @@ def load(memo_key: str) -> dict[str, Any] | None:
     return decisions
 
 
-def store(
-    memo_key: str, decisions: dict[str, Any], python: str, matrix_option: str | None
-) -> None:
+def store(memo_key: str, decisions: dict[str, Any], python: str, matrix_option: str | None) -> None:
     """Keep these decisions (atomically), and only the newest ``KEEP`` entries."""
     from .installer import write_atomically
 
