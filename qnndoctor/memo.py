@@ -30,7 +30,13 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .facts import Facts
+    from .pipeline import CheckOptions, CheckOutcome, Log, _Smoke
+    from .report import Report
+    from .target import Target
 
 FORMAT = 1
 KEEP = 32  # entries kept: one per distinct environment checked lately
@@ -65,7 +71,7 @@ def _stat_file(path: Path, into: list[Any], root: Path | None = None) -> None:
     into.append([shown, stat.st_size, stat.st_mtime_ns])
 
 
-def fingerprint(matrix_option: str | None) -> list[Any]:
+def read_fingerprint(matrix_option: str | None) -> list[Any]:
     """What decides besides the facts: qnndoctor's code and data, the matrix
     in use, the ``packaging`` library (read anew each time: in a long-running
     application any of them may change)."""
@@ -116,12 +122,12 @@ def _stable_facts(facts: dict[str, Any]) -> dict[str, Any]:
     return stable
 
 
-def key(facts: dict[str, Any], target: dict[str, Any], matrix_option: str | None) -> str:
+def key(facts: dict[str, Any], target: dict[str, Any], fingerprint: list[Any]) -> str:
     """The memo key of these facts (``Facts.to_json()``, the smoke fact included)."""
     import hashlib
     import json
 
-    material = [fingerprint(matrix_option), target, _stable_facts(facts)]
+    material = [fingerprint, target, _stable_facts(facts)]
     text = json.dumps(material, sort_keys=True, ensure_ascii=True, default=repr)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
@@ -130,21 +136,21 @@ def _entry(memo_key: str) -> Path:
     return _cache_root() / "decisions" / f"{memo_key[:40]}.json"
 
 
-def _seen_flag(python: str, matrix_option: str | None) -> Path:
+def _seen_flag(python: str, fingerprint: list[Any]) -> Path:
     import hashlib
     import json
 
-    text = json.dumps([fingerprint(matrix_option), python], sort_keys=True, default=repr)
+    text = json.dumps([fingerprint, python], sort_keys=True, default=repr)
     name = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:40]
     return _cache_root() / "decisions" / f"{name}.seen"
 
 
-def probably_known(python: str, matrix_option: str | None) -> bool:
+def probably_known(python: str, fingerprint: list[Any]) -> bool:
     """Whether this interpreter was judged before by this very qnndoctor and
     matrix: then the decisions are likely to be remembered, and the modules
     that make them need not be imported ahead (a guess: only speed depends on it)."""
     try:
-        return _seen_flag(python, matrix_option).is_file()
+        return _seen_flag(python, fingerprint).is_file()
     except Exception as exc:  # no cache folder: nothing was remembered
         events.append(f"decisions memo not asked: {type(exc).__name__}: {exc}")
         return False
@@ -173,7 +179,7 @@ def load(memo_key: str) -> dict[str, Any] | None:
     return decisions
 
 
-def store(memo_key: str, decisions: dict[str, Any], python: str, matrix_option: str | None) -> None:
+def store(memo_key: str, decisions: dict[str, Any], python: str, fingerprint: list[Any]) -> None:
     """Keep these decisions (atomically), and only the newest ``KEEP`` entries."""
     from .installer import write_atomically
 
@@ -181,7 +187,7 @@ def store(memo_key: str, decisions: dict[str, Any], python: str, matrix_option: 
         path = _entry(memo_key)
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(path, {"key": memo_key, "decisions": decisions})
-        _seen_flag(python, matrix_option).touch()
+        _seen_flag(python, fingerprint).touch()
         _prune(path.parent)
     except Exception as exc:  # an unwritable cache: decided without it, as before
         events.append(f"decisions memo not written: {type(exc).__name__}: {exc}")
@@ -197,3 +203,93 @@ def _prune(folder: Path) -> None:
                 continue
         for _, old in sorted(dated, reverse=True)[KEEP:]:
             old.unlink(missing_ok=True)
+
+
+class ToRemember:
+    """The key a check's decisions are to be remembered under (a miss)."""
+
+    def __init__(self, memo_key: str, fingerprint: list[Any], python: str) -> None:
+        self.key, self.fingerprint, self.python = memo_key, fingerprint, python
+
+    def remember(
+        self, document: dict[str, Any], report: Report, warnings: list[str], log: Log
+    ) -> None:
+        """Keep what the report decided (everything in it that was not measured)."""
+        decisions = {
+            "findings": document["findings"],
+            "skipped_checks": document["skipped_checks"],
+            "recommendation": document["recommendation"],
+            "matrix": document["matrix"],
+            "matrix_source": report.matrix_source,
+            "warnings": list(warnings),
+        }
+        store(self.key, decisions, self.python, self.fingerprint)
+        _log_events(log)
+
+
+def check(
+    options: CheckOptions,
+    target: Target,
+    facts: Facts,
+    smoke: _Smoke,
+    fingerprint: list[Any] | None,
+    log: Log,
+) -> CheckOutcome | tuple[Facts, ToRemember]:
+    """The pipeline's question (a check without the smoke session, live
+    facts): the remembered report for these facts, or the facts with the
+    session's "not run" added and where to remember the decisions."""
+    from .pipeline import smoke_facts
+
+    facts = facts.with_probe(smoke_facts(smoke.finish(facts)))
+    if fingerprint is None:
+        fingerprint = read_fingerprint(None if options.matrix is None else str(options.matrix))
+    pending = ToRemember(
+        key(facts.to_json(), target.to_json(), fingerprint), fingerprint, target.python
+    )
+    decisions = load(pending.key)
+    _log_events(log)
+    if decisions is None:
+        return facts, pending
+    try:
+        outcome = _remembered(options, target, facts, decisions)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # an entry of odd shape
+        log(f"decisions memo ignored: {type(exc).__name__}: {exc}")
+        return facts, pending
+    log("decisions: the same facts were judged before (decisions memo)")
+    return outcome
+
+
+def _log_events(log: Log) -> None:
+    for event in events:
+        log(event)
+    events.clear()
+
+
+def _remembered(
+    options: CheckOptions, target: Target, facts: Facts, decisions: dict[str, Any]
+) -> CheckOutcome:
+    """The report of remembered decisions with this run's facts."""
+    import datetime
+
+    from .findings import Finding, SkippedCheck
+    from .pipeline import CheckOutcome
+    from .report import Report
+
+    report = Report(
+        target=target,
+        facts=facts,
+        findings=tuple(Finding.from_json(f) for f in decisions["findings"]),
+        skipped=tuple(SkippedCheck.from_json(s) for s in decisions["skipped_checks"]),
+        created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        matrix_source=str(decisions["matrix_source"]),
+        recommendation=decisions["recommendation"],
+    )
+    document = report.to_json()
+    document["matrix"] = dict(decisions["matrix"])
+    if options.redact:
+        from .redact import redact_document
+
+        document = redact_document(document)
+    else:
+        document["redacted"] = False
+    return CheckOutcome(document, report, None, tuple(str(w) for w in decisions["warnings"]))

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .containment import Containment
     from .facts import Facts, ProbeFacts
     from .matrixdata import Matrix
+    from .memo import ToRemember
     from .report import Report
     from .runner import Runner
     from .smoke import PendingSmoke
@@ -278,21 +279,41 @@ class _Smoke:
         return self.result
 
 
-def _memo_likely(options: CheckOptions) -> bool:
-    """Whether the decisions of this check are probably remembered (memo.py)."""
-    if options.smoke or options.from_report:
-        return False
-    from . import memo
+class _Warmup:
+    """Work done in a thread while the probe program runs in the target: the
+    imports that diagnosis and rendering need, and the decisions memo's
+    fingerprint (memo.py). When the memo probably knows the answer, only
+    what renders it is imported."""
 
-    if not memo.enabled():
-        return False
-    from .target import TargetError, resolve
+    def __init__(self, options: CheckOptions, output_format: str) -> None:
+        self.options, self.output_format = options, output_format
+        self.fingerprint: list[Any] | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
 
-    try:
-        python = resolve(options.python).python
-    except TargetError:
-        return False
-    return memo.probably_known(python, _option_text(options.matrix))
+    def memo_applies(self) -> bool:
+        from . import memo
+
+        return not (self.options.smoke or self.options.from_report) and memo.enabled()
+
+    def _run(self) -> None:
+        decided_before = False
+        try:
+            if self.memo_applies():
+                from . import memo
+                from .target import resolve
+
+                self.fingerprint = memo.read_fingerprint(_option_text(self.options.matrix))
+                python = resolve(self.options.python).python
+                decided_before = memo.probably_known(python, self.fingerprint)
+        except Exception:  # only a guess: the check asks the memo itself later
+            decided_before = False
+        _warm_imports(self.output_format, decided_before)
+
+    def wait(self) -> list[Any] | None:
+        """Wait for the thread (if it was started); the memo's fingerprint."""
+        if self.thread.is_alive():
+            self.thread.join()
+        return self.fingerprint
 
 
 def _warm_imports(output_format: str, decided_before: bool) -> None:
@@ -421,17 +442,26 @@ def run_check(
             None,
             CheckError("bad-input", message),
         )
-    decided_before = _memo_likely(options)
-    warm = threading.Thread(target=_warm_imports, args=(output_format, decided_before), daemon=True)
+    warm = _Warmup(options, output_format)
     started = time.perf_counter()
     try:
-        target, facts, saved, smoke = collect(options, runner=runner, log=log, on_start=warm.start)
+        target, facts, saved, smoke = collect(
+            options, runner=runner, log=log, on_start=warm.thread.start
+        )
     except Exception as exc:
         return _failed(options, exc)
     try:
-        if warm.is_alive():
-            warm.join()
-        return _diagnose(options, target, facts, saved, smoke, log, started)
+        fingerprint = warm.wait()
+        to_remember = None
+        if warm.memo_applies() and saved is None and smoke is not None:
+            from . import memo
+
+            remembered = memo.check(options, target, facts, smoke, fingerprint, log)
+            if isinstance(remembered, CheckOutcome):
+                return remembered
+            facts, to_remember = remembered
+            smoke = None  # its "not run" is in the facts now
+        return _diagnose(options, target, facts, saved, smoke, log, started, to_remember)
     finally:
         if smoke is not None:
             smoke.cancel()  # does something only when the session was not finished
@@ -466,27 +496,11 @@ def _diagnose(
     smoke: _Smoke | None,
     log: Log,
     started: float,
+    to_remember: ToRemember | None = None,
 ) -> CheckOutcome:
     """Matrix -> rules -> resolver -> report -> redaction. What the smoke
     session cannot change is diagnosed while it still runs; then its result
     is added and only what reads it is evaluated."""
-    memo_key = None
-    if saved is None and smoke is not None and not options.smoke:
-        # Nothing of this check changes from run to run but the facts: the
-        # decisions for exactly these facts may already be known (memo.py).
-        facts = facts.with_probe(smoke_facts(smoke.finish(facts)))
-        smoke = None
-        from . import memo
-
-        if memo.enabled():
-            memo_key = memo.key(facts.to_json(), target.to_json(), _option_text(options.matrix))
-            decisions = memo.load(memo_key)
-            for event in memo.events:
-                log(event)
-            memo.events.clear()
-            if decisions is not None:
-                log("decisions: the same facts were judged before (decisions memo)")
-                return _remembered(options, target, facts, decisions)
     from . import matrixdata
     from .report import build, prepare
     from .tickets import changes, matrix_identity
@@ -517,18 +531,8 @@ def _diagnose(
     document["matrix"].update(releases=matrix.releases_source, notes=list(matrix.notes), **identity)
     if saved is not None:
         document["changes_since_report"] = changes(saved, document)
-    if memo_key is not None:
-        from . import memo
-
-        memo.store(
-            memo_key,
-            _decisions(document, report, warnings),
-            target.python,
-            _option_text(options.matrix),
-        )
-        for event in memo.events:
-            log(event)
-        memo.events.clear()
+    if to_remember is not None:
+        to_remember.remember(document, report, warnings, log)
     if options.redact:
         from .redact import redact_document
 
@@ -540,44 +544,3 @@ def _diagnose(
 
 def _option_text(path: Path | None) -> str | None:
     return None if path is None else str(path)
-
-
-def _decisions(document: dict[str, Any], report: Report, warnings: list[str]) -> dict[str, Any]:
-    """What the decisions memo keeps of a report: everything not measured."""
-    return {
-        "findings": document["findings"],
-        "skipped_checks": document["skipped_checks"],
-        "recommendation": document["recommendation"],
-        "matrix": document["matrix"],
-        "matrix_source": report.matrix_source,
-        "warnings": list(warnings),
-    }
-
-
-def _remembered(
-    options: CheckOptions, target: Target, facts: Facts, decisions: dict[str, Any]
-) -> CheckOutcome:
-    """The report of remembered decisions with this run's facts."""
-    import datetime
-
-    from .findings import Finding, SkippedCheck
-    from .report import Report
-
-    report = Report(
-        target=target,
-        facts=facts,
-        findings=tuple(Finding.from_json(f) for f in decisions["findings"]),
-        skipped=tuple(SkippedCheck.from_json(s) for s in decisions["skipped_checks"]),
-        created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        matrix_source=str(decisions["matrix_source"]),
-        recommendation=decisions["recommendation"],
-    )
-    document = report.to_json()
-    document["matrix"] = dict(decisions["matrix"])
-    if options.redact:
-        from .redact import redact_document
-
-        document = redact_document(document)
-    else:
-        document["redacted"] = False
-    return CheckOutcome(document, report, None, tuple(str(w) for w in decisions["warnings"]))

@@ -165,14 +165,14 @@ def test_a_claimed_child_is_contained_like_one_the_runner_started(tmp_path: Path
 
 def _console_venv(root: Path, healthy_venv: Path) -> Path:
     """The healthy venv's interpreter, able to run this checkout's qnndoctor
-    as its own console (a .pth: the checkout and qnndoctor's two pure-Python
-    dependencies the check needs, from the test environment)."""
+    as its own console (a .pth: the checkout and the dependencies the check
+    needs, from the test environment)."""
     import packaging
     import platformdirs
 
     deps = root / "deps"
     deps.mkdir()
-    for module in (packaging, platformdirs):
+    for module in (packaging, platformdirs, psutil):
         folder = Path(module.__file__ or "").parent
         (deps / folder.name).symlink_to(folder, target_is_directory=True)
     python = healthy_venv
@@ -201,9 +201,7 @@ def test_the_console_claims_both_children_of_a_real_session(
             env={**os.environ, "QNNDOCTOR_NO_MEMO": "1"},
         )
     finally:
-        next(
-            (python.parent.parent / "lib").glob("python3*/site-packages/qnndoctor_checkout.pth")
-        ).unlink()
+        (site_packages(python) / "qnndoctor_checkout.pth").unlink()
     assert "head start: smoke child claimed" in done.stderr, done.stderr[-3000:]
     assert "head start: probe child claimed" in done.stderr
     report = json.loads(done.stdout)

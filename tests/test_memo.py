@@ -157,7 +157,7 @@ def test_an_unwritable_cache_is_recorded_and_changes_nothing(
 def test_only_the_newest_entries_are_kept(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(memo, "KEEP", 3)
     for number in range(6):
-        memo.store(f"{number:040x}", {"findings": []}, f"/python{number}", None)
+        memo.store(f"{number:040x}", {"findings": []}, f"/python{number}", ["fingerprint"])
     assert sorted(p.stem for p in cache.glob("*.json")) == [f"{n:040x}" for n in (3, 4, 5)]
     assert len(list(cache.glob("*.seen"))) == 3
     assert memo.load(f"{5:040x}") == {"findings": []}
