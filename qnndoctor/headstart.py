@@ -152,16 +152,19 @@ def plan(argv: Sequence[str]) -> list[tuple[str, list[str], dict[str, str]]]:
     if not argv or argv[0] not in ("check", "report"):
         return []
     backend, timeout, smoke, deep = DEFAULT_BACKEND, DEFAULT_TIMEOUT, True, False
+    python: str | None = sys.executable
     words = list(argv[1:])
     while words:
         name, has_value, value = words.pop(0).partition("=")
-        takes_value = name in ("--backend", "--timeout") or name in _NEUTRAL_VALUED
+        takes_value = name in ("--backend", "--timeout", "--python") or name in _NEUTRAL_VALUED
         if takes_value and not has_value:
             if not words:
                 return []
             value = words.pop(0)
         if name == "--backend":
             backend = value
+        elif name == "--python":
+            python = _interpreter(value)
         elif name == "--timeout":
             try:
                 timeout = float(value)
@@ -173,7 +176,6 @@ def plan(argv: Sequence[str]) -> list[tuple[str, list[str], dict[str, str]]]:
             deep = True
         elif not (name in _NEUTRAL_VALUED or (name in _NEUTRAL_FLAGS and not has_value)):
             return []  # another target, a saved report, --help, an option not known here
-    python = sys.executable
     probes = _probes_dir()
     if not python or probes is None:
         return []
@@ -183,6 +185,23 @@ def plan(argv: Sequence[str]) -> list[tuple[str, list[str], dict[str, str]]]:
     probe = probe_argv(python, probes, deep=deep, probe_timeout=timeout * PROBE_SHARE)
     children.append(("probe", probe, probe_env()))
     return children
+
+
+def _interpreter(spec: str) -> str | None:
+    """What ``target.resolve`` makes of ``--python SPEC`` in its two plain
+    cases, an interpreter file or an environment folder (None otherwise:
+    "auto", a name on PATH, a path that does not exist)."""
+    if spec == "auto" or not (os.sep in spec or (os.altsep and os.altsep in spec)):
+        return None
+    path = os.path.expanduser(spec)
+    path = path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
+    if os.path.isdir(path):
+        for candidate in ("bin/python", "bin/python3", "Scripts/python.exe", "python.exe"):
+            found = os.path.join(path.rstrip("/\\"), *candidate.split("/"))
+            if os.path.isfile(found):
+                return found
+        return None
+    return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
 
 
 def _probes_dir() -> str | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 from conftest import CliResult
-from helpers.wheels import site_packages
+from helpers.wheels import make_venv, site_packages
 
 from qnndoctor import collect, headstart, smoke
 from qnndoctor.runner import SubprocessRunner
@@ -44,7 +44,9 @@ def _kinds(argv: list[str]) -> list[str]:
         (["check", "--no-smoke", "--output=out.json"], ["probe"]),
         (["report", "-o", "ticket.json", "--no-smoke"], ["probe"]),
         (["check", "--backend", "cpu", "--timeout=30", "--deep"], ["smoke", "probe"]),
-        (["check", "--python", "/usr/bin/python3"], []),  # another interpreter
+        (["check", "--python", "auto"], []),  # decided by the environment: left to target.py
+        (["check", "--python", "python3"], []),  # a name on PATH: likewise
+        (["check", "--python", "/no/such/python"], []),
         (["check", "--from-report", "t.json"], []),  # no probing at all
         (["check", "--help"], []),
         (["check", "--list-findings"], []),
@@ -77,6 +79,15 @@ def test_the_planned_children_are_the_ones_the_pipeline_starts(
     assert planned["smoke"] == (smoke.smoke_argv(target, backend), smoke._child_env())
     probe = collect.probe_argv(target, deep=deep, probe_timeout=timeout * collect.PROBE_SHARE)
     assert planned["probe"] == (probe, collect._child_env())
+
+
+def test_another_interpreter_is_planned_as_target_py_resolves_it(tmp_path: Path) -> None:
+    python = make_venv(tmp_path / "venv")
+    for spec in (str(python), str(tmp_path / "venv"), str(tmp_path / "venv") + "/"):
+        planned = {kind: child for kind, child, _ in headstart.plan(["check", "--python", spec])}
+        target = resolve(spec)
+        assert planned["smoke"] == smoke.smoke_argv(target, "htp")
+        assert planned["probe"] == collect.probe_argv(target, probe_timeout=20.0)
 
 
 def test_a_claimed_probe_child_is_the_checks_probe_program(
