@@ -123,26 +123,32 @@ def _stable_facts(facts: dict[str, Any]) -> dict[str, Any]:
 
 
 def key(facts: dict[str, Any], target: dict[str, Any], fingerprint: list[Any]) -> str:
-    """The memo key of these facts (``Facts.to_json()``, the smoke fact included)."""
-    import hashlib
+    """The memo key of these facts (``Facts.to_json()``, the smoke fact
+    included): their whole canonical text. An entry stores it and is used
+    only when it is equal, so the short name of its file (a CRC, see
+    ``_entry``) may collide without harm; no hashlib on this path."""
     import json
 
     material = [fingerprint, target, _stable_facts(facts)]
-    text = json.dumps(material, sort_keys=True, ensure_ascii=True, default=repr)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
+    return json.dumps(material, sort_keys=True, ensure_ascii=True, default=repr)
+
+
+def _name(text: str) -> str:
+    import zlib
+
+    data = text.encode("utf-8", "replace")
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):x}"
 
 
 def _entry(memo_key: str) -> Path:
-    return _cache_root() / "decisions" / f"{memo_key[:40]}.json"
+    return _cache_root() / "decisions" / f"{_name(memo_key)}.json"
 
 
 def _seen_flag(python: str, fingerprint: list[Any]) -> Path:
-    import hashlib
     import json
 
     text = json.dumps([fingerprint, python], sort_keys=True, default=repr)
-    name = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:40]
-    return _cache_root() / "decisions" / f"{name}.seen"
+    return _cache_root() / "decisions" / f"{_name(text)}.seen"
 
 
 def probably_known(python: str, fingerprint: list[Any]) -> bool:

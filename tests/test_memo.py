@@ -156,12 +156,24 @@ def test_an_unwritable_cache_is_recorded_and_changes_nothing(
 
 def test_only_the_newest_entries_are_kept(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(memo, "KEEP", 3)
-    for number in range(6):
-        memo.store(f"{number:040x}", {"findings": []}, f"/python{number}", ["fingerprint"])
-    assert sorted(p.stem for p in cache.glob("*.json")) == [f"{n:040x}" for n in (3, 4, 5)]
+    keys = [f"key number {n}" for n in range(6)]
+    for number, memo_key in enumerate(keys):
+        memo.store(memo_key, {"findings": [number]}, f"/python{number}", ["fingerprint"])
+    assert len(list(cache.glob("*.json"))) == 3
     assert len(list(cache.glob("*.seen"))) == 3
-    assert memo.load(f"{5:040x}") == {"findings": []}
-    assert memo.load(f"{0:040x}") is None
+    assert [memo.load(k) for k in keys] == [None] * 3 + [{"findings": [n]} for n in (3, 4, 5)]
+
+
+def test_an_entry_is_used_only_for_its_own_key(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Entry files are named by a checksum of the key; two keys that share a
+    name (forced here) never answer for each other."""
+    monkeypatch.setattr(memo, "_name", lambda text: "same-name")
+    memo.store("first key", {"findings": ["first"]}, "/python", ["fingerprint"])
+    assert memo.load("second key") is None
+    assert "decisions memo ignored: not an entry of this key" in memo.events
+    assert memo.load("first key") == {"findings": ["first"]}
 
 
 def test_findings_come_back_from_json_as_they_were(cli: Cli, tmp_path: Path) -> None:
