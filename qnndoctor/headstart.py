@@ -286,7 +286,8 @@ def claim(kind: str, argv: Sequence[str], env: Mapping[str, str]) -> EarlyChild 
     early = _waiting.pop(kind, None)
     if early is None:
         return None
-    if early.argv == tuple(argv) and early.env == dict(env) and early.proc.poll() is None:
+    # A child that already ended is claimed too: what it wrote waits in its pipes.
+    if early.argv == tuple(argv) and early.env == dict(env):
         events.append(f"head start: {kind} child claimed")
         return early
     events.append(f"head start: {kind} child was not the one needed; ended")

@@ -138,6 +138,25 @@ def test_a_head_start_that_cannot_start_is_recorded_and_leaves_nothing(
     assert not list(tmp_path.iterdir())  # the smoke child's folder was removed again
 
 
+def test_a_child_that_already_ended_is_claimed_with_its_output() -> None:
+    argv = [
+        sys.executable,
+        "-c",
+        "import sys; print('out'); print('err', file=sys.stderr); sys.exit(3)",
+    ]
+    env = dict(os.environ)
+    headstart.start_early("probe", argv, env, own_folder=False)
+    headstart._waiting["probe"].proc.wait()  # ended before anyone asked for it
+    early = headstart.claim("probe", argv, env)
+    assert early is not None
+    completed = SubprocessRunner().adopt(early, timeout=30).finish()
+    assert (completed.exit_code, completed.stdout_text(), completed.stderr_text()) == (
+        3,
+        "out\n",
+        "err\n",
+    )
+
+
 DAEMON = """
 import os, sys, time
 if os.fork() == 0:
