@@ -230,6 +230,8 @@ class ToRemember:
             "warnings": list(warnings),
         }
         store(self.key, decisions, self.python, self.fingerprint)
+        if not events:
+            log("decisions: kept for the next check of the same facts (decisions memo)")
         _log_events(log)
 
 
