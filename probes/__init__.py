@@ -35,23 +35,32 @@ class ProbeTimeout(Exception):
 
 def _run_one(module: Any, ctx: Context, limit: Optional[float]) -> Any:
     """``module.run(ctx)``, in a thread when there is a time limit: a probe
-    stuck in a blocking call then costs its own section, not the report."""
+    stuck in a blocking call then costs its own section, not the report.
+    A bare ``_thread`` thread and lock: importing ``threading`` would cost
+    the probe program ~1 ms of its start-up, and nothing here needs more."""
     if limit is None:
         return module.run(ctx)
-    import threading
+    import _thread
+
+    if sys.version_info < (3, 9):
+        # 3.8 fails an assertion at exit (printed on stderr) when ``threading``
+        # is first imported in another thread, as platform's subprocess does.
+        import threading  # noqa: F401
 
     box: Dict[str, Any] = {}
+    done = _thread.allocate_lock()
+    done.acquire()
 
     def work() -> None:
         try:
             box["output"] = module.run(ctx)
         except BaseException as exc:
             box["error"] = exc
+        finally:
+            done.release()
 
-    worker = threading.Thread(target=work, name="probe-" + module.NAME, daemon=True)
-    worker.start()
-    worker.join(limit)
-    if worker.is_alive():
+    _thread.start_new_thread(work, ())
+    if not done.acquire(True, max(limit, 0.0)):  # as Thread.join(limit) waits
         raise ProbeTimeout(
             "did not finish within %g s (blocked in a file or system call?); skipped" % limit
         )
