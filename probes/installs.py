@@ -5,12 +5,13 @@ Works from the files alone (dist-info folders, RECORD, top_level.txt) and
 never imports onnxruntime, so it works when onnxruntime crashes on import.
 Cost grows linearly with the number of installed distributions: an unrelated
 distribution costs one small file read (``top_level.txt``), or one RECORD
-read when that file is missing.
+read when that file is missing. Start-up counts too (the probe program runs
+on every check): the modules imported here are the cheap ones.
 """
 
 from __future__ import annotations
 
-import csv
+import _csv  # csv.reader is _csv.reader; the csv module around it costs ~0.5 ms to import
 import io
 import os
 import re
@@ -37,6 +38,19 @@ _KEY_FILE = re.compile(
     r"(pybind11_state|^(lib)?onnxruntime|qnn|htpprepare|genie).*\.(dll|so(\.[\d.]+)?|dylib|pyd|cat)$",
     re.IGNORECASE,
 )
+# Every name _KEY_FILE can match ends so: checked first, it spares the regex
+# the hundreds of .py files in onnxruntime's RECORD.
+_KEY_ENDINGS = (".dll", ".dylib", ".pyd", ".cat")
+
+
+def is_key_file_name(name: str) -> bool:
+    # Non-ASCII names go straight to the regex: its case folding is Unicode's.
+    lower = name.lower().rstrip("\n")
+    if name.isascii() and not (lower.endswith(_KEY_ENDINGS) or ".so" in lower):
+        return False
+    return _KEY_FILE.search(name) is not None
+
+
 _RECORD_MODULE_LINE = re.compile(rb'(?m)^"?(onnxruntime|onnxruntime_qnn)(/|\.py)')
 
 # Hash files up to this size whenever their size matches; bigger ones are
@@ -85,15 +99,33 @@ def _read_bytes(path: str, limit: int = 16 * 1024 * 1024) -> Optional[bytes]:
         return None
 
 
-def _hash_file(path: str, algorithm: str) -> str:
-    import base64
-    import hashlib  # imported when first needed: most runs hash a few small files
+def _new_digest(algorithm: str, size: Optional[int]) -> Any:
+    """A hash object for ``algorithm``. Small files are hashed with CPython's
+    own SHA-256 module (~0.2 ms to import): hashlib loads OpenSSL (~5 ms),
+    which only pays off on big files (deep mode) or for other algorithms."""
+    if algorithm == "sha256" and size is not None and size <= HASH_LIMIT:
+        for name in ("_sha2", "_sha256"):  # 3.12+, 3.8-3.11
+            try:
+                return __import__(name).sha256()
+            except ImportError:  # a build without it: hashlib below
+                continue
+    import hashlib
 
-    digest = hashlib.new(algorithm)
+    return hashlib.new(algorithm)
+
+
+def _hash_file(path: str, algorithm: str, size: Optional[int] = None) -> str:
+    import binascii  # base64.urlsafe_b64encode is this plus a module import
+
+    digest = _new_digest(algorithm, size)
     with open_regular(path) as handle:
         for block in iter(lambda: handle.read(1024 * 1024), b""):
             digest.update(block)
-    return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode("ascii")
+    encoded = binascii.b2a_base64(digest.digest(), newline=False)
+    return encoded.translate(_URLSAFE).rstrip(b"=").decode("ascii")
+
+
+_URLSAFE = bytes.maketrans(b"+/", b"-_")
 
 
 class SearchEntry:
@@ -147,6 +179,7 @@ class Distribution:
         self.problems: List[str] = []
         self.record: Optional[List[Tuple[str, Optional[str], Optional[int]]]] = None
         self.top_level: Optional[List[str]] = None
+        self.full_paths: List[str] = []  # record_path() of each RECORD row
 
     @property
     def ident(self) -> str:
@@ -193,7 +226,7 @@ class Distribution:
             return
         rows: List[Tuple[str, Optional[str], Optional[int]]] = []
         try:
-            reader = csv.reader(io.StringIO(data.decode("utf-8", "replace")))
+            reader = _csv.reader(io.StringIO(data.decode("utf-8", "replace")))
             for number, row in enumerate(reader, 1):
                 if not row:
                     continue
@@ -207,7 +240,7 @@ class Distribution:
                     self.problems.append("RECORD line %d has a bad size" % number)
                     size = None
                 rows.append((row[0], row[1] or None, size))
-        except csv.Error as exc:
+        except _csv.Error as exc:
             self.problems.append("RECORD unparseable: %s" % exc)
         self.record = rows
 
@@ -279,7 +312,7 @@ class FileCheck:
     def hash(self, algorithm: str) -> Optional[str]:
         if algorithm not in self._hashes:
             try:
-                self._hashes[algorithm] = _hash_file(self.path, algorithm)
+                self._hashes[algorithm] = _hash_file(self.path, algorithm, self.size)
             except (OSError, ValueError) as exc:
                 self.error = "%s: %s" % (type(exc).__name__, exc)
                 return None
@@ -407,9 +440,9 @@ def run(ctx: Context) -> ProbeOutput:
         if dist.top_level is None:
             dist.read_top_level()
         dist.read_record()
-        for rel, digest, size in dist.record or []:
-            full = record_path(dist.entry.path, rel)
-            claims.setdefault(full, []).append((dist, digest, size))
+        dist.full_paths = [record_path(dist.entry.path, row[0]) for row in dist.record or []]
+        for index, (_rel, digest, size) in enumerate(dist.record or []):
+            claims.setdefault(dist.full_paths[index], []).append((dist, digest, size))
 
     def check_for(path: str) -> FileCheck:
         if path not in checks:
@@ -481,16 +514,15 @@ def run(ctx: Context) -> ProbeOutput:
         missing: List[str] = []
         key_files: List[Dict[str, Any]] = []
         overwritten_by: Dict[str, int] = {}
-        for rel, digest, size in dist.record or []:
+        for index, (rel, digest, size) in enumerate(dist.record or []):
             if rel.replace("\\", "/").split("/", 1)[0] == dist.folder_name:
                 continue  # the metadata folder itself
-            full = record_path(dist.entry.path, rel)
+            full = dist.full_paths[index]
             files_total += 1
             check = check_for(full)
             base = os.path.basename(rel)
             is_key = rel.split("/", 1)[0] in MODULES and (
-                _KEY_FILE.search(base) is not None
-                or (base == "__init__.py" and rel.count("/") == 1)
+                is_key_file_name(base) or (base == "__init__.py" and rel.count("/") == 1)
             )
             if not check.exists:
                 files_missing += 1
