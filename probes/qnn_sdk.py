@@ -3,7 +3,6 @@ that make the loader pick QNN libraries from it instead of the bundled ones."""
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 import sys
@@ -31,6 +30,7 @@ LINUX_DEFAULT_ROOTS = (
 )
 
 _QNN_LIB = re.compile(r"^(lib)?qnn[a-z0-9]*\.(dll|so)$", re.IGNORECASE)
+_QNN_PREFIXES = ("qnn", "libqnn")  # every name _QNN_LIB matches starts so (ASCII)
 
 
 def _sdk_version(root: str) -> Dict[str, Any]:
@@ -68,10 +68,18 @@ def _describe_root(root: str, origin: str) -> Dict[str, Any]:
 
 
 def _qnn_libs_in(folder: str) -> List[str]:
+    """QNN libraries among a folder's names. PATH folders hold thousands of
+    names: the cheap prefix test spares the regex nearly all of them."""
     try:
-        return sorted(n for n in os.listdir(folder) if _QNN_LIB.match(n))
+        names = os.listdir(folder)
     except OSError:
         return []
+    return sorted(n for n in names if _may_be_qnn_lib(n) and _QNN_LIB.match(n))
+
+
+def _may_be_qnn_lib(name: str) -> bool:
+    # Non-ASCII names go to the regex: its case folding is Unicode's.
+    return not name.isascii() or name[:6].lower().startswith(_QNN_PREFIXES)
 
 
 def _path_list(variable: str, separator: str) -> List[Dict[str, Any]]:
@@ -138,6 +146,10 @@ def run(ctx: Context) -> ProbeOutput:
             roots.append(_describe_root(value, "env " + variable))
     patterns = WINDOWS_DEFAULT_ROOTS if sys.platform == "win32" else LINUX_DEFAULT_ROOTS
     for pattern in patterns:
+        if not os.path.isdir(os.path.dirname(pattern)):
+            continue  # glob would find nothing; importing it costs ~1 ms
+        import glob
+
         for root in sorted(glob.glob(pattern)):
             if os.path.normcase(os.path.abspath(root)) in seen:
                 continue
