@@ -7,7 +7,7 @@ onnxruntime flavours sharing files, one with broken metadata, and an empty
 CPython 3.8 venv when pyenv has one), runs the probe program of this
 checkout and that of ``CHECKOUT`` in each (as ``collect.probe_argv`` does,
 plus ``--deep``), and compares every probe's entry with the ``duration_ms``
-fields left out. Prints each difference; exit status 1 if there is one.
+fields left out, and what each printed on stderr. Prints each difference; exit status 1 if there is one.
 
 Usage: python bench/probe_facts_diff.py CHECKOUT [--wheels DIR]
 """
@@ -59,12 +59,13 @@ def _venvs(root: Path, wheels: list[Path]) -> dict[str, Path]:
 
 
 def _sections(python: Path, probes: Path, extra: list[str]) -> dict[str, Any]:
+    """Each probe's entry without its duration, and stderr as "(stderr)"."""
     argv = [str(python), "-B", "-c", BOOTSTRAP, str(probes), "--probe-timeout=20", *extra]
-    out = subprocess.run(
+    completed = subprocess.run(
         argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, check=True
-    ).stdout
-    sections: dict[str, Any] = {}
-    for line in out.splitlines():
+    )
+    sections: dict[str, Any] = {"(stderr)": completed.stderr}
+    for line in completed.stdout.splitlines():
         if line.startswith(PART_MARKER):
             name, entry = json.loads(line[len(PART_MARKER) :])
             entry.pop("duration_ms", None)
@@ -106,9 +107,11 @@ def main() -> int:
                 mine = _sections(python, THIS_PROBES, extra)
                 theirs = _sections(python, other, extra)
                 found = _differences("", mine, theirs)
-                errors = sorted(k for k, v in mine.items() if v.get("status") != "ok")
+                errors = sorted(
+                    k for k, v in mine.items() if k[0] != "(" and v.get("status") != "ok"
+                )
                 label = " ".join([name, *extra])
-                print(f"{label}: {len(mine)} probes, errors {errors}, {len(found)} differences")
+                print(f"{label}: {len(mine) - 1} probes, errors {errors}, {len(found)} differences")
                 for line in found[:40]:
                     print("   ", line)
                 failures += bool(found)
