@@ -16,7 +16,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
-    from typing import IO, Any, Dict, List, Optional
+    from typing import IO, Any, Dict, List, Optional, Tuple
 
 # PE machine types (IMAGE_FILE_MACHINE_*), named as Microsoft names them.
 PE_MACHINES = {
@@ -208,3 +208,81 @@ def canonical_name(name: str) -> str:
 
 def is_windows() -> bool:
     return sys.platform == "win32"
+
+
+# What ``platform`` answers, without importing it where a cheaper call gives
+# the same value: the module costs ~2 ms of the probe program's start-up (and
+# on 3.8 its uname() starts a ``uname -p`` process). Anything unusual falls
+# back to platform itself.
+
+
+def uname_fields() -> Tuple[str, str, str, str]:
+    """(system, release, version, machine) as ``platform.uname()`` gives them.
+
+    On Linux and macOS platform takes them from ``os.uname()`` with
+    "unknown" blanked (3.8-3.14); Windows, Android and iOS (3.13+) get
+    their own answers from platform.
+    """
+    if sys.platform in ("linux", "darwin") and hasattr(os, "uname"):
+        info = os.uname()
+        if any(info) and info.sysname != "Microsoft":
+            system, release, version, machine = (
+                "" if field == "unknown" else field
+                for field in (info.sysname, info.release, info.version, info.machine)
+            )
+            return system, release, version, machine
+    import platform
+
+    found = platform.uname()
+    return found.system, found.release, found.version, found.machine
+
+
+def machine() -> str:
+    """``platform.machine()``."""
+    return uname_fields()[3]
+
+
+def python_version_fields() -> Tuple[str, str]:
+    """(``platform.python_version()``, ``platform.python_implementation()``).
+
+    For CPython's usual ``sys.version`` ("3.11.7 (main, ...) [GCC ...]")
+    platform's answer is the leading run of ``[A-Za-z0-9_.+]``, padded to
+    three parts; any other shape (other implementations, free-threaded and
+    vendor builds) is left to platform.
+    """
+    text = sys.version
+    if (
+        sys.implementation.name == "cpython"
+        and "IronPython" not in text
+        and "PyPy" not in text
+        and not sys.platform.startswith("java")
+    ):
+        end = 0
+        while end < len(text) and text[end] in _VERSION_CHARS:
+            end += 1
+        version = text[:end]
+        if version and text[end:].lstrip().startswith("("):
+            parts = version.split(".")
+            if len(parts) == 2:
+                version += ".0"
+            return version, "CPython"
+    import platform
+
+    return platform.python_version(), platform.python_implementation()
+
+
+_VERSION_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+")
+
+
+def libc_version() -> Tuple[str, str]:
+    """``platform.libc_ver()``: glibc answers ``confstr`` (platform asks it
+    first too); otherwise platform scans the interpreter binary."""
+    try:
+        parts = (os.confstr("CS_GNU_LIBC_VERSION") or "").split(maxsplit=1)
+        if len(parts) == 2:
+            return parts[0], parts[1]
+    except (AttributeError, ValueError, OSError):
+        pass  # as platform.libc_ver(): no such confstr name, or no glibc
+    import platform
+
+    return platform.libc_ver()

@@ -9,11 +9,10 @@ one on others.
 from __future__ import annotations
 
 import os
-import platform
 import sys
 
 from . import os_linux, os_macos, os_windows
-from ._util import PE_MACHINES, binary_format, normalize_arch, show
+from ._util import PE_MACHINES, binary_format, machine, normalize_arch, show
 from .base import Context, ProbeOutput
 
 TYPE_CHECKING = False
@@ -75,7 +74,7 @@ def _windows(out: ProbeOutput, build_arch: Optional[str]) -> None:
 def _macos(out: ProbeOutput, build_arch: Optional[str]) -> None:
     translated = os_macos.proc_translated()
     out.put("proc_translated", translated, "sysctlbyname(sysctl.proc_translated)")
-    process = build_arch or normalize_arch(platform.machine())
+    process = build_arch or normalize_arch(machine())
     out.put("process_arch", process, "sysconfig.get_platform() / platform.machine()")
     native = "arm64" if translated == 1 else process
     out.put("native_arch", native, "sysctl.proc_translated")
@@ -125,5 +124,5 @@ def run(ctx: Context) -> ProbeOutput:
         _linux(out, build_arch)
     else:
         out.put("emulated", None, "unsupported platform %s" % sys.platform)
-    out.put("platform_machine", platform.machine(), "platform.machine()")
+    out.put("platform_machine", machine(), "platform.machine()")
     return out
