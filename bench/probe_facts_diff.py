@@ -4,7 +4,7 @@ after changing the probes for speed).
 Builds real venvs (the HTP simulator setup, an empty one, one with a
 half-uninstalled onnxruntime left as ``~nnxruntime``, one with two
 onnxruntime flavours sharing files, one with broken metadata, and an empty
-CPython 3.8 venv when pyenv has one), runs the probe program of this
+venv of each CPython 3.8+ that pyenv has), runs the probe program of this
 checkout and that of ``CHECKOUT`` in each (as ``collect.probe_argv`` does,
 plus ``--deep``), and compares every probe's entry with the ``duration_ms``
 fields left out, and what each printed on stderr. Prints each difference; exit status 1 if there is one.
@@ -52,9 +52,10 @@ def _venvs(root: Path, wheels: list[Path]) -> dict[str, Path]:
     info = next(site_packages(made["broken-metadata"]).glob("onnxruntime_qnn-*.dist-info"))
     (info / "METADATA").write_bytes(b"\xff\xfe garbage without headers\n\x00\x01")
     (info / "RECORD").write_bytes(b'onnxruntime/__init__.py,sha256=abc\n"unterminated,\n')
-    old = sorted(Path.home().glob(".pyenv/versions/3.8*/bin/python3.8"))
-    if old:
-        made["python3.8-empty"] = make_venv(root / "py38", str(old[0]))
+    for python in sorted(Path.home().glob(".pyenv/versions/3.*/bin/python3.*[0-9]")):
+        minor = int(python.name.split(".")[1])
+        if minor >= 8 and f"python3.{minor}-empty" not in made:
+            made[f"python3.{minor}-empty"] = make_venv(root / f"py3{minor}", str(python))
     return made
 
 
