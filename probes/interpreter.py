@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import locale
 import os
 import site
 import struct
@@ -50,6 +49,23 @@ def marker_environment() -> Dict[str, str]:
         "python_version": ".".join(full_version.split(".")[:2]),
         "sys_platform": sys.platform,
     }
+
+
+def locale_encoding() -> str:
+    """``locale.getpreferredencoding(False)``: on 3.11+ that is "utf-8" in
+    UTF-8 mode, else ``_locale.getencoding()``; the locale module around
+    them costs ~1 ms of start-up. Older Pythons (and -X
+    warn_default_encoding, which makes locale warn) still ask locale."""
+    if sys.version_info >= (3, 11) and not sys.flags.warn_default_encoding:
+        try:
+            from _locale import getencoding
+        except ImportError:  # locale has a fallback of its own: use it
+            pass
+        else:
+            return "utf-8" if sys.flags.utf8_mode else getencoding()
+    import locale
+
+    return locale.getpreferredencoding(False)
 
 
 def _user_site() -> Optional[str]:
@@ -109,9 +125,7 @@ def run(ctx: Context) -> ProbeOutput:
     out.put("utf8_mode", bool(sys.flags.utf8_mode), "sys.flags.utf8_mode")
     out.put("filesystem_encoding", sys.getfilesystemencoding(), "sys.getfilesystemencoding()")
     out.put("filesystem_errors", sys.getfilesystemencodeerrors(), "sys.getfilesystemencodeerrors()")
-    out.put(
-        "locale_encoding", locale.getpreferredencoding(False), "locale.getpreferredencoding(False)"
-    )
+    out.put("locale_encoding", locale_encoding(), "locale.getpreferredencoding(False)")
     code_pages: Optional[Dict[str, int]] = os_windows.code_pages() if is_windows() else None
     out.put("windows_code_pages", code_pages, "GetACP()/GetOEMCP()")
     out.put("marker_environment", marker_environment(), "platform/sys (PEP 508)")

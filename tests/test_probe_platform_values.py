@@ -4,11 +4,14 @@ platform itself is the oracle, on this interpreter and on other shapes of
 
 from __future__ import annotations
 
+import locale
+import os
 import platform
+import subprocess
 import sys
 
 import pytest
-from qnndoctor.probes import _util
+from qnndoctor.probes import _util, interpreter
 
 
 def test_uname_fields_are_platforms() -> None:
@@ -49,3 +52,30 @@ def test_python_version_fields_are_platforms(monkeypatch: pytest.MonkeyPatch, ve
 def test_python_version_fields_on_this_interpreter() -> None:
     expected = (platform.python_version(), platform.python_implementation())
     assert _util.python_version_fields() == expected
+
+
+def test_locale_encoding_is_locales() -> None:
+    assert interpreter.locale_encoding() == locale.getpreferredencoding(False)
+
+
+@pytest.mark.parametrize(
+    "flags", [["-X", "utf8"], ["-X", "utf8=0"], ["-X", "warn_default_encoding"]]
+)
+@pytest.mark.parametrize("lang", ["C", "C.UTF-8"])
+def test_locale_encoding_under_other_modes(flags: list[str], lang: str) -> None:
+    """In a child with another UTF-8 mode / locale: the same answer as locale."""
+    code = (
+        "import locale\n"
+        "from qnndoctor.probes import interpreter\n"
+        "print(interpreter.locale_encoding(), locale.getpreferredencoding(False))"
+    )
+    out = subprocess.run(
+        [sys.executable, *flags, "-c", code],
+        env={**os.environ, "LC_ALL": lang, "PYTHONWARNINGS": "ignore"},
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+        check=True,
+    ).stdout.split()
+    assert len(out) == 2 and out[0] == out[1]
