@@ -104,11 +104,10 @@ def _new_digest(algorithm: str, size: Optional[int]) -> Any:
     own SHA-256 module (~0.2 ms to import): hashlib loads OpenSSL (~5 ms),
     which only pays off on big files (deep mode) or for other algorithms."""
     if algorithm == "sha256" and size is not None and size <= HASH_LIMIT:
-        for name in ("_sha2", "_sha256"):  # 3.12+, 3.8-3.11
-            try:
-                return __import__(name).sha256()
-            except ImportError:  # a build without it: hashlib below
-                continue
+        try:
+            return __import__("_sha2" if sys.version_info >= (3, 12) else "_sha256").sha256()
+        except ImportError:  # a build without it: hashlib below
+            pass
     import hashlib
 
     return hashlib.new(algorithm)
