@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 import struct
 import sys
@@ -193,7 +192,36 @@ def binary_format(path: str) -> Dict[str, Any]:
     return {"format": "unknown", "machine": None, "error": "unrecognised header"}
 
 
-_VERSION_IN_NAME = re.compile(r"(\d+\.\d+\.\d+(?:\.\d+)?)")
+class LazyPattern:
+    """A regular expression compiled when first used. The probe program pays
+    for each compile (~0.05-0.3 ms) on every check, and most runs need only
+    a few of them (no SDK, no stub libraries, no missing top_level.txt)."""
+
+    def __init__(self, pattern: Any, ignore_case: bool = False) -> None:
+        self._pattern = pattern
+        self._ignore_case = ignore_case
+        self._compiled: Any = None
+
+    def compiled(self) -> Any:
+        if self._compiled is None:
+            import re  # already imported by json: only the compile is saved
+
+            flags = re.IGNORECASE if self._ignore_case else 0
+            self._compiled = re.compile(self._pattern, flags)
+        return self._compiled
+
+    def search(self, text: Any) -> Any:
+        return self.compiled().search(text)
+
+    def match(self, text: Any) -> Any:
+        return self.compiled().match(text)
+
+    def sub(self, replacement: Any, text: Any) -> Any:
+        return self.compiled().sub(replacement, text)
+
+
+_VERSION_IN_NAME = LazyPattern(r"(\d+\.\d+\.\d+(?:\.\d+)?)")
+_NAME_SEPARATORS = LazyPattern(r"[-_.]+")
 
 
 def version_in_name(name: str) -> Optional[str]:
@@ -203,7 +231,8 @@ def version_in_name(name: str) -> Optional[str]:
 
 def canonical_name(name: str) -> str:
     """PEP 503 normalised distribution name."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    joined: str = _NAME_SEPARATORS.sub("-", name)
+    return joined.lower()
 
 
 def is_windows() -> bool:

@@ -14,10 +14,9 @@ from __future__ import annotations
 import _csv  # csv.reader is _csv.reader; the csv module around it costs ~0.5 ms to import
 import io
 import os
-import re
 import sys
 
-from ._util import canonical_name, open_regular, show
+from ._util import LazyPattern, canonical_name, open_regular, show
 from .base import Context, ProbeOutput
 
 TYPE_CHECKING = False
@@ -30,13 +29,13 @@ MODULES = ("onnxruntime", "onnxruntime_qnn")
 
 # Distribution names that are onnxruntime flavours even when they do not
 # (or no longer) provide the ``onnxruntime`` module themselves.
-_FLAVOUR_NAME = re.compile(r"^(onnxruntime|ort-nightly)([-_.].*)?$", re.IGNORECASE)
+_FLAVOUR_NAME = LazyPattern(r"^(onnxruntime|ort-nightly)([-_.].*)?$", ignore_case=True)
 
 # Files whose owner decides what actually runs: the native extension, the
 # runtime libraries, the QNN backend libraries and their signed catalogues.
-_KEY_FILE = re.compile(
+_KEY_FILE = LazyPattern(
     r"(pybind11_state|^(lib)?onnxruntime|qnn|htpprepare|genie).*\.(dll|so(\.[\d.]+)?|dylib|pyd|cat)$",
-    re.IGNORECASE,
+    ignore_case=True,
 )
 # Every name _KEY_FILE can match ends so: checked first, it spares the regex
 # the hundreds of .py files in onnxruntime's RECORD.
@@ -51,7 +50,7 @@ def is_key_file_name(name: str) -> bool:
     return _KEY_FILE.search(name) is not None
 
 
-_RECORD_MODULE_LINE = re.compile(rb'(?m)^"?(onnxruntime|onnxruntime_qnn)(/|\.py)')
+_RECORD_MODULE_LINE = LazyPattern(rb'(?m)^"?(onnxruntime|onnxruntime_qnn)(/|\.py)')
 
 # Hash files up to this size whenever their size matches; bigger ones are
 # hashed only when the size cannot tell two owners apart, or in deep mode.

@@ -4,10 +4,9 @@ that make the loader pick QNN libraries from it instead of the bundled ones."""
 from __future__ import annotations
 
 import os
-import re
 import sys
 
-from ._util import open_regular, show, version_in_name
+from ._util import LazyPattern, open_regular, show, version_in_name
 from .base import Context, ProbeOutput
 
 TYPE_CHECKING = False
@@ -29,7 +28,9 @@ LINUX_DEFAULT_ROOTS = (
     "/opt/qcom/aistack/snpe/*",
 )
 
-_QNN_LIB = re.compile(r"^(lib)?qnn[a-z0-9]*\.(dll|so)$", re.IGNORECASE)
+_QNN_LIB = LazyPattern(r"^(lib)?qnn[a-z0-9]*\.(dll|so)$", ignore_case=True)
+_SDK_YAML_VERSION = LazyPattern(r"""(?m)^\s*version\s*:\s*['"]?([0-9][0-9A-Za-z._-]*)""")
+_DRIVE = LazyPattern(r"(^|;)[A-Za-z]:(?=[\\/])")
 _QNN_PREFIXES = ("qnn", "libqnn")  # every name _QNN_LIB matches starts so (ASCII)
 
 
@@ -45,7 +46,7 @@ def _sdk_version(root: str) -> Dict[str, Any]:
     except OSError:
         result["sdk_yaml"] = None
         return result
-    match = re.search(r"""(?m)^\s*version\s*:\s*['"]?([0-9][0-9A-Za-z._-]*)""", text)
+    match = _SDK_YAML_VERSION.search(text)
     result["sdk_yaml"] = match.group(1) if match else None
     if not match:
         result["sdk_yaml_error"] = "no 'version:' key"
@@ -115,9 +116,7 @@ def adsp_library_path() -> Dict[str, Any]:
             }
         )
     # A ':' other than a Windows drive letter's means ':' was used as a separator.
-    without_drives = (
-        re.sub(r"(^|;)[A-Za-z]:(?=[\\/])", r"\1", value) if sys.platform == "win32" else value
-    )
+    without_drives = _DRIVE.sub(r"\1", value) if sys.platform == "win32" else value
     colon_separated = ":" in without_drives
     return {
         "set": True,
