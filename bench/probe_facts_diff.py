@@ -4,7 +4,8 @@ after changing the probes for speed).
 Builds real venvs (the HTP simulator setup, an empty one, one with a
 half-uninstalled onnxruntime left as ``~nnxruntime``, one with two
 onnxruntime flavours sharing files, one with broken metadata, and an empty
-venv of each CPython 3.8+ that pyenv has), runs the probe program of this
+venv of each CPython 3.8+ that pyenv has; the simulator one again with a QNN
+SDK named by QNN_SDK_ROOT, LD_LIBRARY_PATH and ADSP_LIBRARY_PATH), runs the probe program of this
 checkout and that of ``CHECKOUT`` in each (as ``collect.probe_argv`` does,
 plus ``--deep``), and compares every probe's entry with the ``duration_ms``
 fields left out, and what each printed on stderr. Prints each difference; exit status 1 if there is one.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -59,11 +61,39 @@ def _venvs(root: Path, wheels: list[Path]) -> dict[str, Path]:
     return made
 
 
-def _sections(python: Path, probes: Path, extra: list[str]) -> dict[str, Any]:
+def _sdk_environment(root: Path, simulator: Path) -> dict[str, str]:
+    """A QNN SDK folder (sdk.yaml, host and Hexagon libraries copied from the
+    simulator wheel) named by the variables the qnn_sdk probe reads."""
+    sdk = root / "qairt" / "2.37.1.250807"
+    host = sdk / "lib" / "x86_64-linux-clang"
+    hexagon = sdk / "lib" / "hexagon-v73" / "unsigned"
+    host.mkdir(parents=True)
+    hexagon.mkdir(parents=True)
+    (sdk / "sdk.yaml").write_text("name: qairt\nversion: 2.37.1.250807\n")
+    bundled = site_packages(simulator) / "onnxruntime_qnn"
+    for library in sorted(bundled.rglob("libQnn*.so"))[:4]:
+        shutil.copy(library, host / library.name)
+    (hexagon / "libQnnHtpV73Skel.so").write_bytes(b"\x7fELF" + b"\x00" * 60)
+    return {
+        "QNN_SDK_ROOT": str(sdk),
+        "LD_LIBRARY_PATH": f"{host}:{root / 'missing'}",
+        "ADSP_LIBRARY_PATH": f"{hexagon}:/vendor/lib/rfsa",
+    }
+
+
+def _sections(
+    python: Path, probes: Path, extra: list[str], env: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Each probe's entry without its duration, and stderr as "(stderr)"."""
     argv = [str(python), "-B", "-c", BOOTSTRAP, str(probes), "--probe-timeout=20", *extra]
     completed = subprocess.run(
-        argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, check=True
+        argv,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env={**os.environ, **(env or {})},
     )
     sections: dict[str, Any] = {"(stderr)": completed.stderr}
     for line in completed.stdout.splitlines():
@@ -103,10 +133,14 @@ def main() -> int:
     other = args.checkout.resolve() / "probes"
     failures = 0
     with tempfile.TemporaryDirectory(prefix="qnndoctor-probe-diff-") as tmp:
-        for name, python in _venvs(Path(tmp), wheels).items():
+        venvs = _venvs(Path(tmp), wheels)
+        runs: list[tuple[str, Path, dict[str, str]]] = [(n, p, {}) for n, p in venvs.items()]
+        sdk = _sdk_environment(Path(tmp) / "sdk", venvs["simulator"])
+        runs.append(("simulator + QNN SDK variables", venvs["simulator"], sdk))
+        for name, python, env in runs:
             for extra in ([], ["--deep"]):
-                mine = _sections(python, THIS_PROBES, extra)
-                theirs = _sections(python, other, extra)
+                mine = _sections(python, THIS_PROBES, extra, env)
+                theirs = _sections(python, other, extra, env)
                 found = _differences("", mine, theirs)
                 errors = sorted(
                     k for k, v in mine.items() if k[0] != "(" and v.get("status") != "ok"
