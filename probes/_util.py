@@ -204,7 +204,7 @@ class LazyPattern:
 
     def compiled(self) -> Any:
         if self._compiled is None:
-            import re  # already imported by json: only the compile is saved
+            import re  # only here: a typical run needs no regex at all
 
             flags = re.IGNORECASE if self._ignore_case else 0
             self._compiled = re.compile(self._pattern, flags)
@@ -221,7 +221,6 @@ class LazyPattern:
 
 
 _VERSION_IN_NAME = LazyPattern(r"(\d+\.\d+\.\d+(?:\.\d+)?)")
-_NAME_SEPARATORS = LazyPattern(r"[-_.]+")
 
 
 def version_in_name(name: str) -> Optional[str]:
@@ -230,9 +229,19 @@ def version_in_name(name: str) -> Optional[str]:
 
 
 def canonical_name(name: str) -> str:
-    """PEP 503 normalised distribution name."""
-    joined: str = _NAME_SEPARATORS.sub("-", name)
-    return joined.lower()
+    """PEP 503 normalised distribution name: ``re.sub(r"[-_.]+", "-", name).lower()``,
+    without the regex (a typical run then never imports ``re``)."""
+    parts: List[str] = []
+    after_separator = False
+    for char in name:
+        if char in "-_.":
+            if not after_separator:
+                parts.append("-")
+            after_separator = True
+        else:
+            parts.append(char)
+            after_separator = False
+    return "".join(parts).lower()
 
 
 def is_windows() -> bool:

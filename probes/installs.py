@@ -37,17 +37,56 @@ _KEY_FILE = LazyPattern(
     r"(pybind11_state|^(lib)?onnxruntime|qnn|htpprepare|genie).*\.(dll|so(\.[\d.]+)?|dylib|pyd|cat)$",
     ignore_case=True,
 )
-# Every name _KEY_FILE can match ends so: checked first, it spares the regex
-# the hundreds of .py files in onnxruntime's RECORD.
-_KEY_ENDINGS = (".dll", ".dylib", ".pyd", ".cat")
+# The regexes above are the definitions; the string tests below give the
+# same answers without compiling them (a typical run never imports ``re``).
+# Names with non-ASCII letters (Unicode case folding: "\u017f" matches "s")
+# or a newline ("$" and "." treat it specially) are left to the regexes.
+
+
+def _plain(name: str) -> bool:
+    return name.isascii() and "\n" not in name
+
+
+def is_flavour_folder(name: str) -> bool:
+    """``_FLAVOUR_NAME.match(name)``."""
+    if not _plain(name):
+        return _FLAVOUR_NAME.match(name) is not None
+    lower = name.lower()
+    for prefix in ("onnxruntime", "ort-nightly"):
+        if lower.startswith(prefix):
+            rest = lower[len(prefix) :]
+            return not rest or rest[0] in "-_."
+    return False
+
+
+_KEY_HEADS = ("pybind11_state", "qnn", "htpprepare", "genie")
+
+
+def _key_suffix_start(lower: str) -> int:
+    """Where ``\\.(dll|so(\\.[\\d.]+)?|dylib|pyd|cat)$`` matches (the last such
+    place), or -1."""
+    for ending in (".dll", ".dylib", ".pyd", ".cat", ".so"):
+        if lower.endswith(ending):
+            return len(lower) - len(ending)
+    start = lower.rfind(".so.")  # an earlier ".so." has this one's letters after it
+    rest = lower[start + 4 :]
+    if start != -1 and rest and all(char in "0123456789." for char in rest):
+        return start
+    return -1
 
 
 def is_key_file_name(name: str) -> bool:
-    # Non-ASCII names go straight to the regex: its case folding is Unicode's.
-    lower = name.lower().rstrip("\n")
-    if name.isascii() and not (lower.endswith(_KEY_ENDINGS) or ".so" in lower):
+    """``_KEY_FILE.search(name)``: a head, then anything, then the suffix."""
+    if not _plain(name):
+        return _KEY_FILE.search(name) is not None
+    lower = name.lower()
+    start = _key_suffix_start(lower)
+    if start == -1:
         return False
-    return _KEY_FILE.search(name) is not None
+    before = lower[:start]
+    return any(head in before for head in _KEY_HEADS) or before.startswith(
+        ("onnxruntime", "libonnxruntime")
+    )
 
 
 _RECORD_MODULE_LINE = LazyPattern(rb'(?m)^"?(onnxruntime|onnxruntime_qnn)(/|\.py)')
@@ -264,7 +303,7 @@ def _candidate_dists(entries: Iterable[SearchEntry]) -> List[Distribution]:
             if not name.endswith((".dist-info", ".egg-info")) or name.startswith("~"):
                 continue
             dist = Distribution(entry, name)
-            if _FLAVOUR_NAME.match(name):
+            if is_flavour_folder(name):
                 found.append(dist)
                 continue
             top_level = dist.read_top_level()
@@ -273,7 +312,9 @@ def _candidate_dists(entries: Iterable[SearchEntry]) -> List[Distribution]:
                     found.append(dist)
                 continue
             record = _read_bytes(os.path.join(dist.folder, "RECORD"))
-            if record and _RECORD_MODULE_LINE.search(record):
+            # The substring test (memchr-fast) spares the regex, which tries
+            # every position, the big RECORDs of unrelated distributions.
+            if record and b"onnxruntime" in record and _RECORD_MODULE_LINE.search(record):
                 found.append(dist)
     return found
 

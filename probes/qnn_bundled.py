@@ -19,9 +19,6 @@ if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
 NAME = "qnn_bundled"
 
 _LIB_SUFFIX = LazyPattern(r"\.(dll|so(\.\d+)*|dylib|cat)$", ignore_case=True)
-_HEXAGON = LazyPattern(r"v(\d{2,3})", ignore_case=True)
-_PACKAGE_INFO_QNN = LazyPattern(r"""(?m)^qnn_version\s*=\s*['"]([^'"]+)['"]""")
-_PACKAGE_INFO_VERSION = LazyPattern(r"""(?m)^__version__\s*=\s*['"]([^'"]+)['"]""")
 
 # String tests on the lower-cased file name instead of 16 regular expressions
 # (each compile costs the probe program's start-up): "^" is startswith, "$"
@@ -101,10 +98,48 @@ def classify(file_name: str) -> Optional[str]:
 
 
 def hexagon_version(file_name: str, kind: str) -> Optional[int]:
+    """The number of the first ``v`` + 2-3 digits (``re.search(r"v(\\d{2,3})")``
+    on the lower-cased name without "qnnhtp")."""
     if kind not in ("htp_stub", "htp_skel", "signed_catalog"):
         return None
-    match = _HEXAGON.search(file_name.lower().replace("qnnhtp", ""))
-    return int(match.group(1)) if match else None
+    text = file_name.lower().replace("qnnhtp", "")
+    start = text.find("v")
+    while start != -1:
+        end = start + 1
+        while end < len(text) and end - start <= 3 and text[end].isdecimal():
+            end += 1
+        if end - start >= 3:
+            return int(text[start + 1 : end])
+        start = text.find("v", start + 1)
+    return None
+
+
+def assigned_string(text: str, name: str) -> Optional[str]:
+    """``re.search(r"(?m)^NAME\\s*=\\s*['\"]([^'\"]+)['\"]", text).group(1)``:
+    a string assigned at the start of a line (each step of that pattern has
+    one way to match, so a scan does the same)."""
+    start = 0
+    while True:
+        if text.startswith(name, start):
+            at = _skip_space(text, start + len(name))
+            if text.startswith("=", at):
+                at = _skip_space(text, at + 1)
+                if text[at : at + 1] in ("'", '"'):
+                    end = at + 1
+                    while end < len(text) and text[end] not in "'\"":
+                        end += 1
+                    if at + 1 < end < len(text):
+                        return text[at + 1 : end]
+        newline = text.find("\n", start)
+        if newline == -1:
+            return None
+        start = newline + 1
+
+
+def _skip_space(text: str, at: int) -> int:
+    while at < len(text) and text[at].isspace():  # what \s matches in a str pattern
+        at += 1
+    return at
 
 
 def _qnn_version_from_package_info(folder: str) -> Tuple[Optional[str], Optional[str]]:
@@ -116,9 +151,7 @@ def _qnn_version_from_package_info(folder: str) -> Tuple[Optional[str], Optional
             text = handle.read(65536).decode("utf-8", "replace")
     except OSError:
         return None, None
-    qnn = _PACKAGE_INFO_QNN.search(text)
-    version = _PACKAGE_INFO_VERSION.search(text)
-    return (qnn.group(1) if qnn else None, version.group(1) if version else None)
+    return assigned_string(text, "qnn_version"), assigned_string(text, "__version__")
 
 
 def _library_folders(dist: Dict[str, Any]) -> List[Tuple[str, str]]:
