@@ -13,8 +13,8 @@ runs each of:
   P  python -m pip list                (the issue's baseline for check --no-smoke)
 each as ``collect.probe_argv`` starts it (``-B -c BOOTSTRAP <probes> --probe-timeout=20``,
 the bootstrap of this checkout for both), and reports medians of wall time
-and of CPU time (user + sys, from ``RUSAGE_CHILDREN``). Then a few captured
-runs give each probe's own median ``duration_ms`` from the probe output.
+and of CPU time (user + sys, from ``RUSAGE_CHILDREN``), how many modules each
+imports, and each probe's own median ``duration_ms`` (from 5 captured runs).
 
 Usage: python bench/bench_probes.py [--runs 31] [--compare CHECKOUT] [--wheels DIR]
 """
@@ -78,6 +78,20 @@ def probe_sections(argv: list[str]) -> dict[str, dict[str, Any]]:
     return sections
 
 
+def imported_modules(argv: list[str]) -> int:
+    """How many modules one run imports (``-X importtime`` lines), start-up included."""
+    err = subprocess.run(
+        [argv[0], "-X", "importtime", *argv[1:]],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stderr
+    return (
+        sum(1 for line in err.splitlines() if line.startswith("import time:") and "|" in line) - 1
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=31)
@@ -102,6 +116,7 @@ def main() -> None:
             for label in programs:
                 for name, entry in probe_sections(commands[label]).items():
                     durations[label].setdefault(name, []).append(float(entry["duration_ms"]))
+        modules = {label: imported_modules(commands[label]) for label in ("S", *programs)}
         wall: dict[str, list[float]] = {label: [] for label in commands}
         cpu: dict[str, list[float]] = {label: [] for label in commands}
         for _ in range(args.runs):
@@ -126,6 +141,7 @@ def main() -> None:
         above = (wall_ms["N"] - wall_ms["S"]) / (wall_ms["M"] - wall_ms["S"])
         above_cpu = (cpu_ms["N"] - cpu_ms["S"]) / (cpu_ms["M"] - cpu_ms["S"])
         print(f"  (N-S)/(M-S), cost above start-up: wall {above:.3f}   cpu {above_cpu:.3f}")
+    print("modules imported: " + ", ".join(f"{k} {v}" for k, v in modules.items()))
     print("each probe's own duration_ms (median of 5 runs)")
     for name in durations["N"]:
         row = "   ".join(
