@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from . import os_linux, os_macos, os_windows
+from . import os_linux
 from ._util import PE_MACHINES, binary_format, machine, normalize_arch, show
 from .base import Context, ProbeOutput
 
@@ -35,6 +35,8 @@ def _binary_arch(path: Optional[str]) -> Dict[str, Any]:
 
 
 def _windows(out: ProbeOutput, build_arch: Optional[str]) -> None:
+    from . import os_windows  # here: elsewhere the probe program never loads it
+
     answer = os_windows.is_wow64_process2()
     out.put(
         "is_wow64_process2",
@@ -72,6 +74,8 @@ def _windows(out: ProbeOutput, build_arch: Optional[str]) -> None:
 
 
 def _macos(out: ProbeOutput, build_arch: Optional[str]) -> None:
+    from . import os_macos  # here: elsewhere the probe program never loads it
+
     translated = os_macos.proc_translated()
     out.put("proc_translated", translated, "sysctlbyname(sysctl.proc_translated)")
     process = build_arch or normalize_arch(machine())

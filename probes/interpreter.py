@@ -8,7 +8,6 @@ import struct
 import sys
 import sysconfig
 
-from . import os_windows
 from ._util import (
     is_windows,
     libc_version,
@@ -126,7 +125,11 @@ def run(ctx: Context) -> ProbeOutput:
     out.put("filesystem_encoding", sys.getfilesystemencoding(), "sys.getfilesystemencoding()")
     out.put("filesystem_errors", sys.getfilesystemencodeerrors(), "sys.getfilesystemencodeerrors()")
     out.put("locale_encoding", locale_encoding(), "locale.getpreferredencoding(False)")
-    code_pages: Optional[Dict[str, int]] = os_windows.code_pages() if is_windows() else None
+    code_pages: Optional[Dict[str, int]] = None
+    if is_windows():
+        from . import os_windows  # here: elsewhere the probe program never loads it
+
+        code_pages = os_windows.code_pages()
     out.put("windows_code_pages", code_pages, "GetACP()/GetOEMCP()")
     out.put("marker_environment", marker_environment(), "platform/sys (PEP 508)")
     libc, libc_release = libc_version() if sys.platform.startswith("linux") else ("", "")
