@@ -74,9 +74,10 @@ def _sdk_environment(root: Path, simulator: Path) -> dict[str, str]:
     for library in sorted(bundled.rglob("libQnn*.so"))[:4]:
         shutil.copy(library, host / library.name)
     (hexagon / "libQnnHtpV73Skel.so").write_bytes(b"\x7fELF" + b"\x00" * 60)
+    (root / "link").symlink_to(host)  # one folder under two names, and one named twice
     return {
         "QNN_SDK_ROOT": str(sdk),
-        "LD_LIBRARY_PATH": f"{host}:{root / 'missing'}",
+        "LD_LIBRARY_PATH": f"{host}:{root / 'missing'}:{root / 'link'}:{host}",
         "ADSP_LIBRARY_PATH": f"{hexagon}:/vendor/lib/rfsa",
     }
 

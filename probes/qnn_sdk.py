@@ -4,6 +4,7 @@ that make the loader pick QNN libraries from it instead of the bundled ones."""
 from __future__ import annotations
 
 import os
+import stat
 import sys
 
 from ._util import LazyPattern, open_regular, show, version_in_name
@@ -11,7 +12,7 @@ from .base import Context, ProbeOutput
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
-    from typing import Any, Dict, List
+    from typing import Any, Dict, List, Tuple
 
 NAME = "qnn_sdk"
 
@@ -83,7 +84,13 @@ def _may_be_qnn_lib(name: str) -> bool:
     return not name.isascii() or name[:6].lower().startswith(_QNN_PREFIXES)
 
 
-def _path_list(variable: str, separator: str) -> List[Dict[str, Any]]:
+def _path_list(
+    variable: str, separator: str, listed: Dict[Tuple[int, int], List[str]]
+) -> List[Dict[str, Any]]:
+    """Each entry of a search-path variable and the QNN libraries in it.
+    ``listed`` holds the answers by folder identity (device, inode): PATH
+    names folders twice (often /bin and /usr/bin, one folder), and listing a
+    folder of thousands of names is the cost here."""
     value = os.environ.get(variable)
     if not value:
         return []
@@ -91,10 +98,19 @@ def _path_list(variable: str, separator: str) -> List[Dict[str, Any]]:
     for part in value.split(separator):
         if not part:
             continue
-        libs = _qnn_libs_in(part)
-        entries.append(
-            {"path": show(part), "exists": os.path.isdir(part), "qnn_libraries": libs[:40]}
-        )
+        try:
+            info = os.stat(part)
+        except (OSError, ValueError):  # what os.path.isdir() treats as "not a folder"
+            info = None
+        is_dir = info is not None and stat.S_ISDIR(info.st_mode)
+        if is_dir and info is not None and info.st_ino:
+            key = (info.st_dev, info.st_ino)
+            if key not in listed:
+                listed[key] = _qnn_libs_in(part)
+            libs = listed[key]
+        else:
+            libs = _qnn_libs_in(part)
+        entries.append({"path": show(part), "exists": is_dir, "qnn_libraries": libs[:40]})
     return entries
 
 
@@ -156,8 +172,9 @@ def run(ctx: Context) -> ProbeOutput:
             roots.append(_describe_root(root, "default install location"))
     out.put("roots", roots, "env vars %s and default install roots" % "/".join(ROOT_VARIABLES))
     loader_vars = ["PATH"] if sys.platform == "win32" else ["LD_LIBRARY_PATH", "PATH"]
+    listed: Dict[Tuple[int, int], List[str]] = {}
     for variable in loader_vars:
-        entries = [e for e in _path_list(variable, os.pathsep) if e["qnn_libraries"]]
+        entries = [e for e in _path_list(variable, os.pathsep, listed) if e["qnn_libraries"]]
         out.put("qnn_on_" + variable.lower(), entries, "env " + variable)
     out.put("adsp_library_path", adsp_library_path(), "env ADSP_LIBRARY_PATH")
     return out
