@@ -331,13 +331,16 @@ def _era(dist: Distribution, modules: List[str]) -> Optional[str]:
 
 
 class FileCheck:
-    """The state of one RECORD entry on disk."""
+    """The state of one RECORD entry on disk (one per file of onnxruntime's
+    hundreds: kept small)."""
+
+    __slots__ = ("_hashes", "error", "exists", "path", "size")
 
     def __init__(self, path: str) -> None:
         self.path = path
         self.exists = False
         self.size: Optional[int] = None
-        self._hashes: Dict[str, str] = {}
+        self._hashes: Optional[Dict[str, str]] = None
         self.error: Optional[str] = None
         try:
             stat = os.stat(path)
@@ -349,6 +352,8 @@ class FileCheck:
             self.error = "%s: %s" % (type(exc).__name__, exc)
 
     def hash(self, algorithm: str) -> Optional[str]:
+        if self._hashes is None:
+            self._hashes = {}
         if algorithm not in self._hashes:
             try:
                 self._hashes[algorithm] = _hash_file(self.path, algorithm, self.size)
@@ -553,16 +558,21 @@ def run(ctx: Context) -> ProbeOutput:
         missing: List[str] = []
         key_files: List[Dict[str, Any]] = []
         overwritten_by: Dict[str, int] = {}
+        full_paths = dist.full_paths
         for index, (rel, digest, size) in enumerate(dist.record or []):
-            if rel.replace("\\", "/").split("/", 1)[0] == dist.folder_name:
-                continue  # the metadata folder itself
-            full = dist.full_paths[index]
+            top = rel.split("/", 1)[0]
+            if "\\" in rel:
+                if rel.replace("\\", "/").split("/", 1)[0] == dist.folder_name:
+                    continue  # the metadata folder itself
+            elif top == dist.folder_name:
+                continue
+            full = full_paths[index]
             files_total += 1
-            check = check_for(full)
-            base = os.path.basename(rel)
-            is_key = rel.split("/", 1)[0] in MODULES and (
-                is_key_file_name(base) or (base == "__init__.py" and rel.count("/") == 1)
-            )
+            check = checks.get(full) or check_for(full)
+            is_key = False
+            if top in MODULES:
+                base = os.path.basename(rel)
+                is_key = is_key_file_name(base) or (base == "__init__.py" and rel.count("/") == 1)
             if not check.exists:
                 files_missing += 1
                 if len(missing) < _MAX_LISTED:
