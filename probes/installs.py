@@ -60,24 +60,24 @@ def is_flavour_folder(name: str) -> bool:
 
 
 _KEY_HEADS = ("pybind11_state", "qnn", "htpprepare", "genie")
+_KEY_ENDINGS = (".dll", ".dylib", ".pyd", ".cat", ".so")  # one "." each, at the start
 
 
 def _key_suffix_start(lower: str) -> int:
     """Where ``\\.(dll|so(\\.[\\d.]+)?|dylib|pyd|cat)$`` matches (the last such
     place), or -1."""
-    for ending in (".dll", ".dylib", ".pyd", ".cat", ".so"):
-        if lower.endswith(ending):
-            return len(lower) - len(ending)
+    if lower.endswith(_KEY_ENDINGS):
+        return lower.rfind(".")
     start = lower.rfind(".so.")  # an earlier ".so." has this one's letters after it
+    if start == -1:
+        return -1
     rest = lower[start + 4 :]
-    if start != -1 and rest and all(char in "0123456789." for char in rest):
-        return start
-    return -1
+    return start if rest and all(char in "0123456789." for char in rest) else -1
 
 
 def is_key_file_name(name: str) -> bool:
     """``_KEY_FILE.search(name)``: a head, then anything, then the suffix."""
-    if not _plain(name):
+    if not name.isascii() or "\n" in name:
         return _KEY_FILE.search(name) is not None
     lower = name.lower()
     start = _key_suffix_start(lower)
