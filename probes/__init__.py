@@ -104,9 +104,10 @@ def _run_with_limit(modules: List[Any], ctx: Context, limit: float, record: Any)
                         if state["abandoned"]:
                             return
                         if "interrupt" in entry:
-                            state["interrupt"] = entry["interrupt"]
-                            return
+                            raise entry["interrupt"]
                         record(module, entry)
+            except BaseException as exc:  # KeyboardInterrupt, or printing failed
+                state["raised"] = exc  # raised again in the main thread, as before
             finally:
                 finished.release()
 
@@ -130,8 +131,8 @@ def _run_with_limit(modules: List[Any], ctx: Context, limit: float, record: Any)
                     record(batch[state["index"]], _error_entry(timeout, state["started"]))
             pending = batch[state["index"] + 1 :]
             break
-        if "interrupt" in state:
-            raise state["interrupt"]
+        if "raised" in state:
+            raise state["raised"]
 
 
 def run_all(

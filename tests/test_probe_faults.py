@@ -148,6 +148,20 @@ def test_a_keyboard_interrupt_in_a_probe_is_not_swallowed(
     assert seen == ["interpreter"]
 
 
+def test_a_failure_to_print_an_entry_goes_up_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    """on_result raising (stdout gone) ends run_all in the caller's thread,
+    with or without the worker thread."""
+    probes = _probes_package()
+    monkeypatch.setattr(probes, "PROBES", probes.PROBES[:2])
+
+    def broken_pipe(name: str, entry: object) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    for options in ({}, {"probe_timeout": 5.0}):
+        with pytest.raises(BrokenPipeError):
+            probes.run_all(options, on_result=broken_pipe)
+
+
 def test_a_killed_probe_program_keeps_the_sections_it_printed(tmp_path: Path) -> None:
     """A target interpreter that prints two sections, then hangs until killed."""
     interpreter = {"status": "ok", "values": {"version": "3.11.9"}, "sources": {}}
