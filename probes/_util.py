@@ -324,3 +324,32 @@ def libc_version() -> Tuple[str, str]:
     import platform
 
     return platform.libc_ver()
+
+
+def _new_digest(algorithm: str, small: bool) -> Any:
+    """A hash object for ``algorithm``. Small files are hashed with CPython's
+    own SHA-256 module (~0.2 ms to import): hashlib loads OpenSSL (~5 ms),
+    which only pays off on big files (deep mode) or for other algorithms."""
+    if algorithm == "sha256" and small:
+        try:
+            return __import__("_sha2" if sys.version_info >= (3, 12) else "_sha256").sha256()
+        except ImportError:  # a build without it: hashlib below
+            pass
+    import hashlib
+
+    return hashlib.new(algorithm)
+
+
+def hash_file(path: str, algorithm: str, small: bool = False) -> str:
+    """The file's digest as RECORD writes it (urlsafe base64, no padding)."""
+    import binascii  # base64.urlsafe_b64encode is this plus a module import
+
+    digest = _new_digest(algorithm, small)
+    with open_regular(path) as handle:
+        for block in iter(lambda: handle.read(1024 * 1024), b""):
+            digest.update(block)
+    encoded = binascii.b2a_base64(digest.digest(), newline=False)
+    return encoded.translate(_URLSAFE).rstrip(b"=").decode("ascii")
+
+
+_URLSAFE = bytes.maketrans(b"+/", b"-_")

@@ -16,7 +16,8 @@ import io
 import os
 import sys
 
-from ._util import LazyPattern, canonical_name, open_regular, show
+from ._names import is_flavour_folder, is_key_file_name
+from ._util import LazyPattern, canonical_name, hash_file, open_regular, show
 from .base import Context, ProbeOutput
 
 TYPE_CHECKING = False
@@ -26,68 +27,6 @@ if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
 NAME = "installs"
 
 MODULES = ("onnxruntime", "onnxruntime_qnn")
-
-# Distribution names that are onnxruntime flavours even when they do not
-# (or no longer) provide the ``onnxruntime`` module themselves.
-_FLAVOUR_NAME = LazyPattern(r"^(onnxruntime|ort-nightly)([-_.].*)?$", ignore_case=True)
-
-# Files whose owner decides what actually runs: the native extension, the
-# runtime libraries, the QNN backend libraries and their signed catalogues.
-_KEY_FILE = LazyPattern(
-    r"(pybind11_state|^(lib)?onnxruntime|qnn|htpprepare|genie).*\.(dll|so(\.[\d.]+)?|dylib|pyd|cat)$",
-    ignore_case=True,
-)
-# The regexes above are the definitions; the string tests below give the
-# same answers without compiling them (a typical run never imports ``re``).
-# Names with non-ASCII letters (Unicode case folding: "\u017f" matches "s")
-# or a newline ("$" and "." treat it specially) are left to the regexes.
-
-
-def _plain(name: str) -> bool:
-    return name.isascii() and "\n" not in name
-
-
-def is_flavour_folder(name: str) -> bool:
-    """``_FLAVOUR_NAME.match(name)``."""
-    if not _plain(name):
-        return _FLAVOUR_NAME.match(name) is not None
-    lower = name.lower()
-    for prefix in ("onnxruntime", "ort-nightly"):
-        if lower.startswith(prefix):
-            rest = lower[len(prefix) :]
-            return not rest or rest[0] in "-_."
-    return False
-
-
-_KEY_HEADS = ("pybind11_state", "qnn", "htpprepare", "genie")
-_KEY_ENDINGS = (".dll", ".dylib", ".pyd", ".cat", ".so")  # one "." each, at the start
-
-
-def _key_suffix_start(lower: str) -> int:
-    """Where ``\\.(dll|so(\\.[\\d.]+)?|dylib|pyd|cat)$`` matches (the last such
-    place), or -1."""
-    if lower.endswith(_KEY_ENDINGS):
-        return lower.rfind(".")
-    start = lower.rfind(".so.")  # an earlier ".so." has this one's letters after it
-    if start == -1:
-        return -1
-    rest = lower[start + 4 :]
-    return start if rest and all(char in "0123456789." for char in rest) else -1
-
-
-def is_key_file_name(name: str) -> bool:
-    """``_KEY_FILE.search(name)``: a head, then anything, then the suffix."""
-    if not name.isascii() or "\n" in name:
-        return _KEY_FILE.search(name) is not None
-    lower = name.lower()
-    start = _key_suffix_start(lower)
-    if start == -1:
-        return False
-    before = lower[:start]
-    return any(head in before for head in _KEY_HEADS) or before.startswith(
-        ("onnxruntime", "libonnxruntime")
-    )
-
 
 _RECORD_MODULE_LINE = LazyPattern(rb'(?m)^"?(onnxruntime|onnxruntime_qnn)(/|\.py)')
 
@@ -135,34 +74,6 @@ def _read_bytes(path: str, limit: int = 16 * 1024 * 1024) -> Optional[bytes]:
             return handle.read(limit)
     except OSError:
         return None
-
-
-def _new_digest(algorithm: str, size: Optional[int]) -> Any:
-    """A hash object for ``algorithm``. Small files are hashed with CPython's
-    own SHA-256 module (~0.2 ms to import): hashlib loads OpenSSL (~5 ms),
-    which only pays off on big files (deep mode) or for other algorithms."""
-    if algorithm == "sha256" and size is not None and size <= HASH_LIMIT:
-        try:
-            return __import__("_sha2" if sys.version_info >= (3, 12) else "_sha256").sha256()
-        except ImportError:  # a build without it: hashlib below
-            pass
-    import hashlib
-
-    return hashlib.new(algorithm)
-
-
-def _hash_file(path: str, algorithm: str, size: Optional[int] = None) -> str:
-    import binascii  # base64.urlsafe_b64encode is this plus a module import
-
-    digest = _new_digest(algorithm, size)
-    with open_regular(path) as handle:
-        for block in iter(lambda: handle.read(1024 * 1024), b""):
-            digest.update(block)
-    encoded = binascii.b2a_base64(digest.digest(), newline=False)
-    return encoded.translate(_URLSAFE).rstrip(b"=").decode("ascii")
-
-
-_URLSAFE = bytes.maketrans(b"+/", b"-_")
 
 
 class SearchEntry:
@@ -356,7 +267,8 @@ class FileCheck:
             self._hashes = {}
         if algorithm not in self._hashes:
             try:
-                self._hashes[algorithm] = _hash_file(self.path, algorithm, self.size)
+                small = self.size is not None and self.size <= HASH_LIMIT
+                self._hashes[algorithm] = hash_file(self.path, algorithm, small)
             except (OSError, ValueError) as exc:
                 self.error = "%s: %s" % (type(exc).__name__, exc)
                 return None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import re
 
-from qnndoctor.probes import _util, installs, qnn_bundled, qnn_sdk
+from qnndoctor.probes import _names, _util, qnn_bundled, qnn_sdk
 
 # qnn_bundled's patterns before they became string tests.
 LIB_SUFFIX = re.compile(r"\.(dll|so(\.\d+)*|dylib|cat)$", re.IGNORECASE)
@@ -68,7 +68,7 @@ REAL_NAMES = [
 ]
 
 
-def _names(count: int) -> list[str]:
+def _sample_names(count: int) -> list[str]:
     # long s, dotless i, an Arabic-Indic digit, the Kelvin sign
     alphabet = [*"qnhtpvskelubcasoyirdgm.x_-0123456789QNHTPVSDL\n", *"\u017f\u0131\u0663\u212a"]
     pieces = ["qnnhtpv", "stub", "skel", ".cat", ".so", ".dll", ".dylib", "qnn", "lib"]
@@ -95,41 +95,46 @@ def _old_classify(file_name: str) -> str | None:
 
 
 def test_classify_matches_the_regex_table() -> None:
-    names = _names(20000)
+    names = _sample_names(20000)
     assert sum(_old_classify(n) is not None for n in names) > 300  # the sample reaches them
     assert [n for n in names if qnn_bundled.classify(n) != _old_classify(n)] == []
 
 
 def test_library_suffix_matches_the_regex() -> None:
-    names = [n.lower() for n in _names(20000)]
+    names = [n.lower() for n in _sample_names(20000)]
     assert [
         n for n in names if qnn_bundled.has_library_suffix(n) != bool(LIB_SUFFIX.search(n))
     ] == []
 
 
 def test_key_file_test_matches_the_regex() -> None:
-    names = _names(20000)
+    names = _sample_names(20000)
     assert sum(bool(KEY_FILE.search(n)) for n in names) > 300
-    assert [n for n in names if installs.is_key_file_name(n) != bool(KEY_FILE.search(n))] == []
+    assert [n for n in names if _names.is_key_file_name(n) != bool(KEY_FILE.search(n))] == []
 
 
 def test_qnn_library_prefilter_keeps_every_match() -> None:
-    names = [*_names(20000), "l\u0131bqnnx.so", "QNNHTP.DLL"]
+    names = [*_sample_names(20000), "l\u0131bqnnx.so", "QNNHTP.DLL"]
     matched = [n for n in names if QNN_LIB.match(n)]
     assert len(matched) > 50
     assert [n for n in matched if not qnn_sdk._may_be_qnn_lib(n)] == []
 
 
 def test_flavour_folder_test_matches_the_regex() -> None:
-    names = _names(20000)
+    names = _sample_names(20000)
     names += ["onnxruntime-1.31.1.dist-info", "ORT-Nightly-QNN-1.0.dist-info", "onnxruntime\n"]
     names += ["onnxruntimex-1.0.dist-info", "onnxruntime_qnn-2.7.0.dist-info", "ort_nightly-1.0"]
     assert sum(bool(FLAVOUR_NAME.match(n)) for n in names) > 100
-    assert [n for n in names if installs.is_flavour_folder(n) != bool(FLAVOUR_NAME.match(n))] == []
+    assert [n for n in names if _names.is_flavour_folder(n) != bool(FLAVOUR_NAME.match(n))] == []
 
 
 def test_hexagon_version_matches_the_regex() -> None:
-    names = [*_names(10000), "libQnnHtpV73Skel.so", "libqnnhtpv79.cat", "QnnHtpV1234Stub.dll"]
+    names = [
+        *_sample_names(10000),
+        "libQnnHtpV73Skel.so",
+        "libqnnhtpv79.cat",
+        "QnnHtpV1234Stub.dll",
+    ]
     names += ["v7", "vv73", "v\u0663\u0663", "libQnnHtpV68Skel.so.v81"]
     for name in names:
         match = HEXAGON.search(name.lower().replace("qnnhtp", ""))
@@ -172,5 +177,5 @@ def test_assigned_string_matches_the_regex() -> None:
 
 
 def test_canonical_name_matches_the_regex() -> None:
-    names = [*_names(20000), "Foo.Bar__baz--1", "A-_.-B", "...", ""]
+    names = [*_sample_names(20000), "Foo.Bar__baz--1", "A-_.-B", "...", ""]
     assert [n for n in names if _util.canonical_name(n) != re.sub(r"[-_.]+", "-", n).lower()] == []
