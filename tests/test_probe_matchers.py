@@ -118,6 +118,7 @@ def test_qnn_library_prefilter_keeps_every_match() -> None:
     matched = [n for n in names if QNN_LIB.match(n)]
     assert len(matched) > 50
     assert [n for n in matched if not qnn_sdk._may_be_qnn_lib(n)] == []
+    assert [n for n in matched if "qnn" not in n.lower()] == []  # the whole-folder test
 
 
 def test_flavour_folder_test_matches_the_regex() -> None:
