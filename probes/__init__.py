@@ -7,12 +7,12 @@ imports onnxruntime and must run on any CPython 3.8+.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
 
 from . import emulation, installs, interpreter, paths, qnn_bundled, qnn_sdk, soc
-from ._json_out import dumps
 from .base import Context
 
 TYPE_CHECKING = False
@@ -175,7 +175,7 @@ def run_all(
 def _emit(marker: str, document: Any) -> None:
     # ASCII-only JSON on its own marked line: whatever else the interpreter
     # prints (sitecustomize, warnings) and whatever the stdout encoding is.
-    text = dumps(document)  # json.dumps(ensure_ascii, default=repr, sort_keys), no json import
+    text = json.dumps(document, ensure_ascii=True, default=repr, sort_keys=True)
     sys.stdout.write("\n" + marker + text + "\n")
     sys.stdout.flush()
 
