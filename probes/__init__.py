@@ -72,21 +72,15 @@ def _run_with_limit(modules: List[Any], ctx: Context, limit: float, record: Any)
     probe under way passes ``limit``: that one becomes a ProbeTimeout entry
     and a fresh worker goes on with the rest (the stuck one is abandoned).
     One thread start instead of one per probe: each start and hand-back
-    costs two context switches, several ms on a busy machine. A bare
-    ``_thread``: importing ``threading`` would cost ~1 ms more.
+    costs two context switches, several ms on a busy machine.
     """
-    import _thread
+    import threading
 
-    if sys.version_info < (3, 9):
-        # 3.8 fails an assertion at exit (printed on stderr) when ``threading``
-        # is first imported in another thread, as platform's subprocess does.
-        import threading  # noqa: F401
-
-    guard = _thread.allocate_lock()  # orders the worker's records and the main's timeout
+    guard = threading.Lock()  # orders the worker's records and the main's timeout
     pending = list(modules)
     while pending:
         batch = pending
-        finished = _thread.allocate_lock()
+        finished = threading.Lock()
         finished.acquire()
         state: Dict[str, Any] = {"index": 0, "started": time.perf_counter(), "abandoned": False}
 
@@ -111,7 +105,7 @@ def _run_with_limit(modules: List[Any], ctx: Context, limit: float, record: Any)
             finally:
                 finished.release()
 
-        _thread.start_new_thread(work, ())
+        threading.Thread(target=work, daemon=True).start()
         pending = []
         while True:
             with guard:

@@ -248,27 +248,8 @@ def is_windows() -> bool:
     return sys.platform == "win32"
 
 
-# What ``platform`` answers, without importing it where a cheaper call gives
-# the same value: the module costs ~2 ms of the probe program's start-up (and
-# on 3.8 its uname() starts a ``uname -p`` process). Anything unusual falls
-# back to platform itself.
-
-
 def uname_fields() -> Tuple[str, str, str, str]:
-    """(system, release, version, machine) as ``platform.uname()`` gives them.
-
-    On Linux and macOS platform takes them from ``os.uname()`` with
-    "unknown" blanked (3.8-3.14); Windows, Android and iOS (3.13+) get
-    their own answers from platform.
-    """
-    if sys.platform in ("linux", "darwin") and hasattr(os, "uname"):
-        info = os.uname()
-        if any(info) and info.sysname != "Microsoft":
-            system, release, version, machine = (
-                "" if field == "unknown" else field
-                for field in (info.sysname, info.release, info.version, info.machine)
-            )
-            return system, release, version, machine
+    """(system, release, version, machine) from ``platform.uname()``."""
     import platform
 
     found = platform.uname()
@@ -281,75 +262,26 @@ def machine() -> str:
 
 
 def python_version_fields() -> Tuple[str, str]:
-    """(``platform.python_version()``, ``platform.python_implementation()``).
-
-    For CPython's usual ``sys.version`` ("3.11.7 (main, ...) [GCC ...]")
-    platform's answer is the leading run of ``[A-Za-z0-9_.+]``, padded to
-    three parts; any other shape (other implementations, free-threaded and
-    vendor builds) is left to platform.
-    """
-    text = sys.version
-    if (
-        sys.implementation.name == "cpython"
-        and "IronPython" not in text
-        and "PyPy" not in text
-        and not sys.platform.startswith("java")
-    ):
-        end = 0
-        while end < len(text) and text[end] in _VERSION_CHARS:
-            end += 1
-        version = text[:end]
-        if version and text[end:].lstrip().startswith("("):
-            parts = version.split(".")
-            if len(parts) == 2:
-                version += ".0"
-            return version, "CPython"
+    """(``platform.python_version()``, ``platform.python_implementation()``)."""
     import platform
 
     return platform.python_version(), platform.python_implementation()
 
 
-_VERSION_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+")
-
-
 def libc_version() -> Tuple[str, str]:
-    """``platform.libc_ver()``: glibc answers ``confstr`` (platform asks it
-    first too); otherwise platform scans the interpreter binary."""
-    try:
-        parts = (os.confstr("CS_GNU_LIBC_VERSION") or "").split(maxsplit=1)
-        if len(parts) == 2:
-            return parts[0], parts[1]
-    except (AttributeError, ValueError, OSError):
-        pass  # as platform.libc_ver(): no such confstr name, or no glibc
+    """``platform.libc_ver()``."""
     import platform
 
     return platform.libc_ver()
 
 
-def _new_digest(algorithm: str, small: bool) -> Any:
-    """A hash object for ``algorithm``. Small files are hashed with CPython's
-    own SHA-256 module (~0.2 ms to import): hashlib loads OpenSSL (~5 ms),
-    which only pays off on big files (deep mode) or for other algorithms."""
-    if algorithm == "sha256" and small:
-        try:
-            return __import__("_sha2" if sys.version_info >= (3, 12) else "_sha256").sha256()
-        except ImportError:  # a build without it: hashlib below
-            pass
+def hash_file(path: str, algorithm: str) -> str:
+    """The file's digest as RECORD writes it (urlsafe base64, no padding)."""
+    import base64
     import hashlib
 
-    return hashlib.new(algorithm)
-
-
-def hash_file(path: str, algorithm: str, small: bool = False) -> str:
-    """The file's digest as RECORD writes it (urlsafe base64, no padding)."""
-    import binascii  # base64.urlsafe_b64encode is this plus a module import
-
-    digest = _new_digest(algorithm, small)
+    digest = hashlib.new(algorithm)
     with open_regular(path) as handle:
         for block in iter(lambda: handle.read(1024 * 1024), b""):
             digest.update(block)
-    encoded = binascii.b2a_base64(digest.digest(), newline=False)
-    return encoded.translate(_URLSAFE).rstrip(b"=").decode("ascii")
-
-
-_URLSAFE = bytes.maketrans(b"+/", b"-_")
+    return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode("ascii")

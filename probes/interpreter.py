@@ -51,17 +51,7 @@ def marker_environment() -> Dict[str, str]:
 
 
 def locale_encoding() -> str:
-    """``locale.getpreferredencoding(False)``: on 3.11+ that is "utf-8" in
-    UTF-8 mode, else ``_locale.getencoding()``; the locale module around
-    them costs ~1 ms of start-up. Older Pythons (and -X
-    warn_default_encoding, which makes locale warn) still ask locale."""
-    if sys.version_info >= (3, 11) and not sys.flags.warn_default_encoding:
-        try:
-            from _locale import getencoding
-        except ImportError:  # locale has a fallback of its own: use it
-            pass
-        else:
-            return "utf-8" if sys.flags.utf8_mode else getencoding()
+    """``locale.getpreferredencoding(False)``."""
     import locale
 
     return locale.getpreferredencoding(False)
