@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 import struct
 import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
-    from typing import IO, Any, Dict, List, Optional
+    from typing import IO, Any, Dict, List, Optional, Tuple
 
 # PE machine types (IMAGE_FILE_MACHINE_*), named as Microsoft names them.
 PE_MACHINES = {
@@ -193,7 +192,35 @@ def binary_format(path: str) -> Dict[str, Any]:
     return {"format": "unknown", "machine": None, "error": "unrecognised header"}
 
 
-_VERSION_IN_NAME = re.compile(r"(\d+\.\d+\.\d+(?:\.\d+)?)")
+class LazyPattern:
+    """A regular expression compiled when first used. The probe program pays
+    for each compile (~0.05-0.3 ms) on every check, and most runs need only
+    a few of them (no SDK, no stub libraries, no missing top_level.txt)."""
+
+    def __init__(self, pattern: Any, ignore_case: bool = False) -> None:
+        self._pattern = pattern
+        self._ignore_case = ignore_case
+        self._compiled: Any = None
+
+    def compiled(self) -> Any:
+        if self._compiled is None:
+            import re  # only here: a typical run needs no regex at all
+
+            flags = re.IGNORECASE if self._ignore_case else 0
+            self._compiled = re.compile(self._pattern, flags)
+        return self._compiled
+
+    def search(self, text: Any) -> Any:
+        return self.compiled().search(text)
+
+    def match(self, text: Any) -> Any:
+        return self.compiled().match(text)
+
+    def sub(self, replacement: Any, text: Any) -> Any:
+        return self.compiled().sub(replacement, text)
+
+
+_VERSION_IN_NAME = LazyPattern(r"(\d+\.\d+\.\d+(?:\.\d+)?)")
 
 
 def version_in_name(name: str) -> Optional[str]:
@@ -202,9 +229,59 @@ def version_in_name(name: str) -> Optional[str]:
 
 
 def canonical_name(name: str) -> str:
-    """PEP 503 normalised distribution name."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    """PEP 503 normalised distribution name: ``re.sub(r"[-_.]+", "-", name).lower()``,
+    without the regex (a typical run then never imports ``re``)."""
+    parts: List[str] = []
+    after_separator = False
+    for char in name:
+        if char in "-_.":
+            if not after_separator:
+                parts.append("-")
+            after_separator = True
+        else:
+            parts.append(char)
+            after_separator = False
+    return "".join(parts).lower()
 
 
 def is_windows() -> bool:
     return sys.platform == "win32"
+
+
+def uname_fields() -> Tuple[str, str, str, str]:
+    """(system, release, version, machine) from ``platform.uname()``."""
+    import platform
+
+    found = platform.uname()
+    return found.system, found.release, found.version, found.machine
+
+
+def machine() -> str:
+    """``platform.machine()``."""
+    return uname_fields()[3]
+
+
+def python_version_fields() -> Tuple[str, str]:
+    """(``platform.python_version()``, ``platform.python_implementation()``)."""
+    import platform
+
+    return platform.python_version(), platform.python_implementation()
+
+
+def libc_version() -> Tuple[str, str]:
+    """``platform.libc_ver()``."""
+    import platform
+
+    return platform.libc_ver()
+
+
+def hash_file(path: str, algorithm: str) -> str:
+    """The file's digest as RECORD writes it (urlsafe base64, no padding)."""
+    import base64
+    import hashlib
+
+    digest = hashlib.new(algorithm)
+    with open_regular(path) as handle:
+        for block in iter(lambda: handle.read(1024 * 1024), b""):
+            digest.update(block)
+    return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode("ascii")

@@ -9,11 +9,10 @@ one on others.
 from __future__ import annotations
 
 import os
-import platform
 import sys
 
-from . import os_linux, os_macos, os_windows
-from ._util import PE_MACHINES, binary_format, normalize_arch, show
+from . import os_linux
+from ._util import PE_MACHINES, binary_format, machine, normalize_arch, show
 from .base import Context, ProbeOutput
 
 TYPE_CHECKING = False
@@ -36,6 +35,8 @@ def _binary_arch(path: Optional[str]) -> Dict[str, Any]:
 
 
 def _windows(out: ProbeOutput, build_arch: Optional[str]) -> None:
+    from . import os_windows  # here: elsewhere the probe program never loads it
+
     answer = os_windows.is_wow64_process2()
     out.put(
         "is_wow64_process2",
@@ -73,9 +74,11 @@ def _windows(out: ProbeOutput, build_arch: Optional[str]) -> None:
 
 
 def _macos(out: ProbeOutput, build_arch: Optional[str]) -> None:
+    from . import os_macos  # here: elsewhere the probe program never loads it
+
     translated = os_macos.proc_translated()
     out.put("proc_translated", translated, "sysctlbyname(sysctl.proc_translated)")
-    process = build_arch or normalize_arch(platform.machine())
+    process = build_arch or normalize_arch(machine())
     out.put("process_arch", process, "sysconfig.get_platform() / platform.machine()")
     native = "arm64" if translated == 1 else process
     out.put("native_arch", native, "sysctl.proc_translated")
@@ -125,5 +128,5 @@ def run(ctx: Context) -> ProbeOutput:
         _linux(out, build_arch)
     else:
         out.put("emulated", None, "unsupported platform %s" % sys.platform)
-    out.put("platform_machine", platform.machine(), "platform.machine()")
+    out.put("platform_machine", machine(), "platform.machine()")
     return out

@@ -5,7 +5,8 @@ Works from the files alone (dist-info folders, RECORD, top_level.txt) and
 never imports onnxruntime, so it works when onnxruntime crashes on import.
 Cost grows linearly with the number of installed distributions: an unrelated
 distribution costs one small file read (``top_level.txt``), or one RECORD
-read when that file is missing.
+read when that file is missing. Start-up counts too (the probe program runs
+on every check): the modules imported here are the cheap ones.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from __future__ import annotations
 import csv
 import io
 import os
-import re
 import sys
 
-from ._util import canonical_name, open_regular, show
+from ._names import is_flavour_folder, is_key_file_name
+from ._util import LazyPattern, canonical_name, hash_file, open_regular, show
 from .base import Context, ProbeOutput
 
 TYPE_CHECKING = False
@@ -27,17 +28,7 @@ NAME = "installs"
 
 MODULES = ("onnxruntime", "onnxruntime_qnn")
 
-# Distribution names that are onnxruntime flavours even when they do not
-# (or no longer) provide the ``onnxruntime`` module themselves.
-_FLAVOUR_NAME = re.compile(r"^(onnxruntime|ort-nightly)([-_.].*)?$", re.IGNORECASE)
-
-# Files whose owner decides what actually runs: the native extension, the
-# runtime libraries, the QNN backend libraries and their signed catalogues.
-_KEY_FILE = re.compile(
-    r"(pybind11_state|^(lib)?onnxruntime|qnn|htpprepare|genie).*\.(dll|so(\.[\d.]+)?|dylib|pyd|cat)$",
-    re.IGNORECASE,
-)
-_RECORD_MODULE_LINE = re.compile(rb'(?m)^"?(onnxruntime|onnxruntime_qnn)(/|\.py)')
+_RECORD_MODULE_LINE = LazyPattern(rb'(?m)^"?(onnxruntime|onnxruntime_qnn)(/|\.py)')
 
 # Hash files up to this size whenever their size matches; bigger ones are
 # hashed only when the size cannot tell two owners apart, or in deep mode.
@@ -83,17 +74,6 @@ def _read_bytes(path: str, limit: int = 16 * 1024 * 1024) -> Optional[bytes]:
             return handle.read(limit)
     except OSError:
         return None
-
-
-def _hash_file(path: str, algorithm: str) -> str:
-    import base64
-    import hashlib  # imported when first needed: most runs hash a few small files
-
-    digest = hashlib.new(algorithm)
-    with open_regular(path) as handle:
-        for block in iter(lambda: handle.read(1024 * 1024), b""):
-            digest.update(block)
-    return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode("ascii")
 
 
 class SearchEntry:
@@ -147,6 +127,7 @@ class Distribution:
         self.problems: List[str] = []
         self.record: Optional[List[Tuple[str, Optional[str], Optional[int]]]] = None
         self.top_level: Optional[List[str]] = None
+        self.full_paths: List[str] = []  # record_path() of each RECORD row
 
     @property
     def ident(self) -> str:
@@ -233,7 +214,7 @@ def _candidate_dists(entries: Iterable[SearchEntry]) -> List[Distribution]:
             if not name.endswith((".dist-info", ".egg-info")) or name.startswith("~"):
                 continue
             dist = Distribution(entry, name)
-            if _FLAVOUR_NAME.match(name):
+            if is_flavour_folder(name):
                 found.append(dist)
                 continue
             top_level = dist.read_top_level()
@@ -242,7 +223,9 @@ def _candidate_dists(entries: Iterable[SearchEntry]) -> List[Distribution]:
                     found.append(dist)
                 continue
             record = _read_bytes(os.path.join(dist.folder, "RECORD"))
-            if record and _RECORD_MODULE_LINE.search(record):
+            # The substring test (memchr-fast) spares the regex, which tries
+            # every position, the big RECORDs of unrelated distributions.
+            if record and b"onnxruntime" in record and _RECORD_MODULE_LINE.search(record):
                 found.append(dist)
     return found
 
@@ -259,13 +242,16 @@ def _era(dist: Distribution, modules: List[str]) -> Optional[str]:
 
 
 class FileCheck:
-    """The state of one RECORD entry on disk."""
+    """The state of one RECORD entry on disk (one per file of onnxruntime's
+    hundreds: kept small)."""
+
+    __slots__ = ("_hashes", "error", "exists", "path", "size")
 
     def __init__(self, path: str) -> None:
         self.path = path
         self.exists = False
         self.size: Optional[int] = None
-        self._hashes: Dict[str, str] = {}
+        self._hashes: Optional[Dict[str, str]] = None
         self.error: Optional[str] = None
         try:
             stat = os.stat(path)
@@ -277,9 +263,11 @@ class FileCheck:
             self.error = "%s: %s" % (type(exc).__name__, exc)
 
     def hash(self, algorithm: str) -> Optional[str]:
+        if self._hashes is None:
+            self._hashes = {}
         if algorithm not in self._hashes:
             try:
-                self._hashes[algorithm] = _hash_file(self.path, algorithm)
+                self._hashes[algorithm] = hash_file(self.path, algorithm)
             except (OSError, ValueError) as exc:
                 self.error = "%s: %s" % (type(exc).__name__, exc)
                 return None
@@ -407,9 +395,9 @@ def run(ctx: Context) -> ProbeOutput:
         if dist.top_level is None:
             dist.read_top_level()
         dist.read_record()
-        for rel, digest, size in dist.record or []:
-            full = record_path(dist.entry.path, rel)
-            claims.setdefault(full, []).append((dist, digest, size))
+        dist.full_paths = [record_path(dist.entry.path, row[0]) for row in dist.record or []]
+        for index, (_rel, digest, size) in enumerate(dist.record or []):
+            claims.setdefault(dist.full_paths[index], []).append((dist, digest, size))
 
     def check_for(path: str) -> FileCheck:
         if path not in checks:
@@ -481,17 +469,21 @@ def run(ctx: Context) -> ProbeOutput:
         missing: List[str] = []
         key_files: List[Dict[str, Any]] = []
         overwritten_by: Dict[str, int] = {}
-        for rel, digest, size in dist.record or []:
-            if rel.replace("\\", "/").split("/", 1)[0] == dist.folder_name:
-                continue  # the metadata folder itself
-            full = record_path(dist.entry.path, rel)
+        full_paths = dist.full_paths
+        for index, (rel, digest, size) in enumerate(dist.record or []):
+            top = rel.split("/", 1)[0]
+            if "\\" in rel:
+                if rel.replace("\\", "/").split("/", 1)[0] == dist.folder_name:
+                    continue  # the metadata folder itself
+            elif top == dist.folder_name:
+                continue
+            full = full_paths[index]
             files_total += 1
-            check = check_for(full)
-            base = os.path.basename(rel)
-            is_key = rel.split("/", 1)[0] in MODULES and (
-                _KEY_FILE.search(base) is not None
-                or (base == "__init__.py" and rel.count("/") == 1)
-            )
+            check = checks.get(full) or check_for(full)
+            is_key = False
+            if top in MODULES:
+                base = os.path.basename(rel)
+                is_key = is_key_file_name(base) or (base == "__init__.py" and rel.count("/") == 1)
             if not check.exists:
                 files_missing += 1
                 if len(missing) < _MAX_LISTED:

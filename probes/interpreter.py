@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-import locale
 import os
-import platform
 import site
 import struct
 import sys
 import sysconfig
 
-from . import os_windows
-from ._util import is_windows, normalize_arch, show
+from ._util import (
+    is_windows,
+    libc_version,
+    machine,
+    normalize_arch,
+    python_version_fields,
+    show,
+    uname_fields,
+)
 from .base import Context, ProbeOutput
 
 TYPE_CHECKING = False
@@ -28,19 +33,28 @@ def marker_environment() -> Dict[str, str]:
     iver = "{0.major}.{0.minor}.{0.micro}".format(info)
     if info.releaselevel != "final":
         iver += info.releaselevel[0] + str(info.serial)
+    system, release, version, machine_name = uname_fields()
+    full_version, implementation = python_version_fields()
     return {
         "implementation_name": sys.implementation.name,
         "implementation_version": iver,
         "os_name": os.name,
-        "platform_machine": platform.machine(),
-        "platform_release": platform.release(),
-        "platform_system": platform.system(),
-        "platform_version": platform.version(),
-        "python_full_version": platform.python_version(),
-        "platform_python_implementation": platform.python_implementation(),
-        "python_version": ".".join(platform.python_version_tuple()[:2]),
+        "platform_machine": machine_name,
+        "platform_release": release,
+        "platform_system": system,
+        "platform_version": version,
+        "python_full_version": full_version,
+        "platform_python_implementation": implementation,
+        "python_version": ".".join(full_version.split(".")[:2]),
         "sys_platform": sys.platform,
     }
+
+
+def locale_encoding() -> str:
+    """``locale.getpreferredencoding(False)``."""
+    import locale
+
+    return locale.getpreferredencoding(False)
 
 
 def _user_site() -> Optional[str]:
@@ -69,7 +83,7 @@ def run(ctx: Context) -> ProbeOutput:
     out.put("cache_tag", sys.implementation.cache_tag, "sys.implementation.cache_tag")
     out.put("pointer_bits", struct.calcsize("P") * 8, "struct.calcsize('P')")
     out.put("sysconfig_platform", sysconfig.get_platform(), "sysconfig.get_platform()")
-    out.put("platform_machine", platform.machine(), "platform.machine()")
+    out.put("platform_machine", machine(), "platform.machine()")
     out.put("sys_platform", sys.platform, "sys.platform")
     out.put("soabi", sysconfig.get_config_var("SOABI"), "sysconfig SOABI")
     out.put("ext_suffix", sysconfig.get_config_var("EXT_SUFFIX"), "sysconfig EXT_SUFFIX")
@@ -78,7 +92,7 @@ def run(ctx: Context) -> ProbeOutput:
     plat = sysconfig.get_platform()
     built_for = plat.split("-", 1)[1] if "-" in plat else plat
     if plat.startswith("macosx") and plat.endswith("universal2"):
-        built_for = platform.machine()
+        built_for = machine()
     out.put("build_arch", normalize_arch(built_for), "sysconfig.get_platform()")
     gil_disabled = sysconfig.get_config_var("Py_GIL_DISABLED")
     out.put("free_threaded", bool(gil_disabled), "sysconfig Py_GIL_DISABLED")
@@ -100,16 +114,18 @@ def run(ctx: Context) -> ProbeOutput:
     out.put("utf8_mode", bool(sys.flags.utf8_mode), "sys.flags.utf8_mode")
     out.put("filesystem_encoding", sys.getfilesystemencoding(), "sys.getfilesystemencoding()")
     out.put("filesystem_errors", sys.getfilesystemencodeerrors(), "sys.getfilesystemencodeerrors()")
-    out.put(
-        "locale_encoding", locale.getpreferredencoding(False), "locale.getpreferredencoding(False)"
-    )
-    code_pages: Optional[Dict[str, int]] = os_windows.code_pages() if is_windows() else None
+    out.put("locale_encoding", locale_encoding(), "locale.getpreferredencoding(False)")
+    code_pages: Optional[Dict[str, int]] = None
+    if is_windows():
+        from . import os_windows  # here: elsewhere the probe program never loads it
+
+        code_pages = os_windows.code_pages()
     out.put("windows_code_pages", code_pages, "GetACP()/GetOEMCP()")
     out.put("marker_environment", marker_environment(), "platform/sys (PEP 508)")
-    libc, libc_version = platform.libc_ver() if sys.platform.startswith("linux") else ("", "")
+    libc, libc_release = libc_version() if sys.platform.startswith("linux") else ("", "")
     out.put(
         "libc",
-        {"name": libc or None, "version": libc_version or None},
+        {"name": libc or None, "version": libc_release or None},
         "platform.libc_ver() (decides manylinux wheel tags)",
     )
     entries: List[Dict[str, Any]] = []

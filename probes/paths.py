@@ -10,7 +10,6 @@ from __future__ import annotations
 import codecs
 import os
 import sys
-import unicodedata
 
 from ._util import non_ascii_chars, show
 from .base import Context, ProbeOutput
@@ -53,6 +52,8 @@ def _labelled_paths(ctx: Context) -> List[Tuple[str, str]]:
 
 
 def _char_names(chars: List[str]) -> List[Dict[str, str]]:
+    import unicodedata  # only for paths with non-ASCII characters
+
     return [
         {"char": ch, "codepoint": "U+%04X" % ord(ch), "name": unicodedata.name(ch, "?")}
         for ch in chars

@@ -8,58 +8,138 @@ format and machine); PE version resources are read on qnndoctor's side.
 from __future__ import annotations
 
 import os
-import re
 
-from ._util import binary_format, normalize_arch, open_regular, show
+from ._util import LazyPattern, binary_format, normalize_arch, open_regular, show
 from .base import Context, ProbeOutput
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
-    from typing import Any, Dict, List, Optional, Tuple
+    from typing import Any, Callable, Dict, List, Optional, Tuple
 
 NAME = "qnn_bundled"
 
-_LIB_SUFFIX = re.compile(r"\.(dll|so(\.\d+)*|dylib|cat)$", re.IGNORECASE)
-_HEXAGON = re.compile(r"v(\d{2,3})", re.IGNORECASE)
+_LIB_SUFFIX = LazyPattern(r"\.(dll|so(\.\d+)*|dylib|cat)$", ignore_case=True)
 
-# (pattern on the lower-cased file name, kind). First match wins.
-_KINDS: List[Tuple[re.Pattern[str], str]] = [
-    (re.compile(r"qnnhtpv\d+stub"), "htp_stub"),
-    (re.compile(r"qnnhtpv\d+skel"), "htp_skel"),
-    (re.compile(r"\.cat$"), "signed_catalog"),
-    (re.compile(r"qnnhtpprepare|^(lib)?htpprepare"), "htp_prepare"),
-    (re.compile(r"qnnhtpnetrun"), "htp_netrun_extensions"),
-    (re.compile(r"qnnhtp\."), "backend_htp"),
-    (re.compile(r"qnnsystem"), "system"),
-    (re.compile(r"qnncpu"), "backend_cpu"),
-    (re.compile(r"qnngpu"), "backend_gpu"),
-    (re.compile(r"qnnsaver"), "backend_saver"),
-    (re.compile(r"qnnir"), "backend_ir"),
-    (re.compile(r"genie"), "genie"),
-    (re.compile(r"onnxruntime_providers_qnn"), "ort_provider_qnn"),
-    (re.compile(r"onnxruntime_providers_shared"), "ort_providers_shared"),
-    (re.compile(r"^(lib)?onnxruntime[._]"), "ort_runtime"),
-    (re.compile(r"qnn"), "qnn_other"),
+# String tests on the lower-cased file name instead of 16 regular expressions
+# (each compile costs the probe program's start-up): "^" is startswith, "$"
+# also matches before one final newline, "\d+" is a run of isdecimal().
+
+
+def _digits_between(text: str, head: str, tail: str) -> bool:
+    r"""``re.search(head + r"\d+" + tail, text)``."""
+    start = text.find(head)
+    while start != -1:
+        end = digits = start + len(head)
+        while digits < len(text) and text[digits].isdecimal():
+            digits += 1
+        if digits > end and text.startswith(tail, digits):
+            return True
+        start = text.find(head, start + 1)
+    return False
+
+
+def _at_end(text: str, suffix: str) -> bool:
+    return text.endswith(suffix) or text.endswith(suffix + "\n")
+
+
+_ORT_RUNTIME_STARTS = ("onnxruntime.", "onnxruntime_", "libonnxruntime.", "libonnxruntime_")
+
+# (test on the lower-cased file name, kind). First match wins.
+_KINDS: List[Tuple[Callable[[str], bool], str]] = [
+    (lambda n: _digits_between(n, "qnnhtpv", "stub"), "htp_stub"),
+    (lambda n: _digits_between(n, "qnnhtpv", "skel"), "htp_skel"),
+    (lambda n: _at_end(n, ".cat"), "signed_catalog"),
+    (
+        lambda n: "qnnhtpprepare" in n or n.startswith(("htpprepare", "libhtpprepare")),
+        "htp_prepare",
+    ),
+    (lambda n: "qnnhtpnetrun" in n, "htp_netrun_extensions"),
+    (lambda n: "qnnhtp." in n, "backend_htp"),
+    (lambda n: "qnnsystem" in n, "system"),
+    (lambda n: "qnncpu" in n, "backend_cpu"),
+    (lambda n: "qnngpu" in n, "backend_gpu"),
+    (lambda n: "qnnsaver" in n, "backend_saver"),
+    (lambda n: "qnnir" in n, "backend_ir"),
+    (lambda n: "genie" in n, "genie"),
+    (lambda n: "onnxruntime_providers_qnn" in n, "ort_provider_qnn"),
+    (lambda n: "onnxruntime_providers_shared" in n, "ort_providers_shared"),
+    (lambda n: n.startswith(_ORT_RUNTIME_STARTS), "ort_runtime"),
+    (lambda n: "qnn" in n, "qnn_other"),
 ]
+
+
+def has_library_suffix(lower: str) -> bool:
+    """``_LIB_SUFFIX.search(lower)``; non-ASCII names are left to the regex
+    (its case folding is Unicode's: "\u017f" matches "s")."""
+    if not lower.isascii():
+        return _LIB_SUFFIX.search(lower) is not None
+    text = lower[:-1] if lower.endswith("\n") else lower
+    if text.endswith((".dll", ".dylib", ".cat")):
+        return True
+    start = text.find(".so")
+    while start != -1:
+        rest = text[start + 3 :]
+        if not rest or (rest[0] == "." and all(p.isdecimal() for p in rest[1:].split("."))):
+            return True
+        start = text.find(".so", start + 1)
+    return False
 
 
 def classify(file_name: str) -> Optional[str]:
     lower = file_name.lower()
-    if not _LIB_SUFFIX.search(lower) and "pybind11_state" not in lower:
+    if not has_library_suffix(lower) and "pybind11_state" not in lower:
         return None
     if "pybind11_state" in lower:
         return "ort_pybind"
-    for pattern, kind in _KINDS:
-        if pattern.search(lower):
+    for test, kind in _KINDS:
+        if test(lower):
             return kind
     return None
 
 
 def hexagon_version(file_name: str, kind: str) -> Optional[int]:
+    """The number of the first ``v`` + 2-3 digits (``re.search(r"v(\\d{2,3})")``
+    on the lower-cased name without "qnnhtp")."""
     if kind not in ("htp_stub", "htp_skel", "signed_catalog"):
         return None
-    match = _HEXAGON.search(file_name.lower().replace("qnnhtp", ""))
-    return int(match.group(1)) if match else None
+    text = file_name.lower().replace("qnnhtp", "")
+    start = text.find("v")
+    while start != -1:
+        end = start + 1
+        while end < len(text) and end - start <= 3 and text[end].isdecimal():
+            end += 1
+        if end - start >= 3:
+            return int(text[start + 1 : end])
+        start = text.find("v", start + 1)
+    return None
+
+
+def assigned_string(text: str, name: str) -> Optional[str]:
+    """``re.search(r"(?m)^NAME\\s*=\\s*['\"]([^'\"]+)['\"]", text).group(1)``:
+    a string assigned at the start of a line (each step of that pattern has
+    one way to match, so a scan does the same)."""
+    start = 0
+    while True:
+        if text.startswith(name, start):
+            at = _skip_space(text, start + len(name))
+            if text.startswith("=", at):
+                at = _skip_space(text, at + 1)
+                if text[at : at + 1] in ("'", '"'):
+                    end = at + 1
+                    while end < len(text) and text[end] not in "'\"":
+                        end += 1
+                    if at + 1 < end < len(text):
+                        return text[at + 1 : end]
+        newline = text.find("\n", start)
+        if newline == -1:
+            return None
+        start = newline + 1
+
+
+def _skip_space(text: str, at: int) -> int:
+    while at < len(text) and text[at].isspace():  # what \s matches in a str pattern
+        at += 1
+    return at
 
 
 def _qnn_version_from_package_info(folder: str) -> Tuple[Optional[str], Optional[str]]:
@@ -71,9 +151,7 @@ def _qnn_version_from_package_info(folder: str) -> Tuple[Optional[str], Optional
             text = handle.read(65536).decode("utf-8", "replace")
     except OSError:
         return None, None
-    qnn = re.search(r"""(?m)^qnn_version\s*=\s*['"]([^'"]+)['"]""", text)
-    version = re.search(r"""(?m)^__version__\s*=\s*['"]([^'"]+)['"]""", text)
-    return (qnn.group(1) if qnn else None, version.group(1) if version else None)
+    return assigned_string(text, "qnn_version"), assigned_string(text, "__version__")
 
 
 def _library_folders(dist: Dict[str, Any]) -> List[Tuple[str, str]]:

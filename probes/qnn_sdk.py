@@ -3,17 +3,16 @@ that make the loader pick QNN libraries from it instead of the bundled ones."""
 
 from __future__ import annotations
 
-import glob
 import os
-import re
+import stat
 import sys
 
-from ._util import open_regular, show, version_in_name
+from ._util import LazyPattern, open_regular, show, version_in_name
 from .base import Context, ProbeOutput
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
-    from typing import Any, Dict, List
+    from typing import Any, Dict, List, Tuple
 
 NAME = "qnn_sdk"
 
@@ -30,7 +29,10 @@ LINUX_DEFAULT_ROOTS = (
     "/opt/qcom/aistack/snpe/*",
 )
 
-_QNN_LIB = re.compile(r"^(lib)?qnn[a-z0-9]*\.(dll|so)$", re.IGNORECASE)
+_QNN_LIB = LazyPattern(r"^(lib)?qnn[a-z0-9]*\.(dll|so)$", ignore_case=True)
+_SDK_YAML_VERSION = LazyPattern(r"""(?m)^\s*version\s*:\s*['"]?([0-9][0-9A-Za-z._-]*)""")
+_DRIVE = LazyPattern(r"(^|;)[A-Za-z]:(?=[\\/])")
+_QNN_PREFIXES = ("qnn", "libqnn")  # every name _QNN_LIB matches starts so (ASCII)
 
 
 def _sdk_version(root: str) -> Dict[str, Any]:
@@ -45,7 +47,7 @@ def _sdk_version(root: str) -> Dict[str, Any]:
     except OSError:
         result["sdk_yaml"] = None
         return result
-    match = re.search(r"""(?m)^\s*version\s*:\s*['"]?([0-9][0-9A-Za-z._-]*)""", text)
+    match = _SDK_YAML_VERSION.search(text)
     result["sdk_yaml"] = match.group(1) if match else None
     if not match:
         result["sdk_yaml_error"] = "no 'version:' key"
@@ -68,13 +70,31 @@ def _describe_root(root: str, origin: str) -> Dict[str, Any]:
 
 
 def _qnn_libs_in(folder: str) -> List[str]:
+    """QNN libraries among a folder's names. PATH folders hold thousands of
+    names: one substring test over all of them (every match contains "qnn";
+    no other letter folds onto q or n) mostly ends it, and a prefix test
+    spares the regex nearly all names of the folders that go on."""
     try:
-        return sorted(n for n in os.listdir(folder) if _QNN_LIB.match(n))
+        names = os.listdir(folder)
     except OSError:
         return []
+    if "qnn" not in "\n".join(names).lower():  # one pass in C: most folders have none
+        return []
+    return sorted(n for n in names if _may_be_qnn_lib(n) and _QNN_LIB.match(n))
 
 
-def _path_list(variable: str, separator: str) -> List[Dict[str, Any]]:
+def _may_be_qnn_lib(name: str) -> bool:
+    # Non-ASCII names go to the regex: its case folding is Unicode's.
+    return not name.isascii() or name[:6].lower().startswith(_QNN_PREFIXES)
+
+
+def _path_list(
+    variable: str, separator: str, listed: Dict[Tuple[int, int], List[str]]
+) -> List[Dict[str, Any]]:
+    """Each entry of a search-path variable and the QNN libraries in it.
+    ``listed`` holds the answers by folder identity (device, inode): PATH
+    names folders twice (often /bin and /usr/bin, one folder), and listing a
+    folder of thousands of names is the cost here."""
     value = os.environ.get(variable)
     if not value:
         return []
@@ -82,10 +102,19 @@ def _path_list(variable: str, separator: str) -> List[Dict[str, Any]]:
     for part in value.split(separator):
         if not part:
             continue
-        libs = _qnn_libs_in(part)
-        entries.append(
-            {"path": show(part), "exists": os.path.isdir(part), "qnn_libraries": libs[:40]}
-        )
+        try:
+            info = os.stat(part)
+        except (OSError, ValueError):  # what os.path.isdir() treats as "not a folder"
+            info = None
+        is_dir = info is not None and stat.S_ISDIR(info.st_mode)
+        if is_dir and info is not None and info.st_ino:
+            key = (info.st_dev, info.st_ino)
+            if key not in listed:
+                listed[key] = _qnn_libs_in(part)
+            libs = listed[key]
+        else:
+            libs = _qnn_libs_in(part)
+        entries.append({"path": show(part), "exists": is_dir, "qnn_libraries": libs[:40]})
     return entries
 
 
@@ -107,9 +136,7 @@ def adsp_library_path() -> Dict[str, Any]:
             }
         )
     # A ':' other than a Windows drive letter's means ':' was used as a separator.
-    without_drives = (
-        re.sub(r"(^|;)[A-Za-z]:(?=[\\/])", r"\1", value) if sys.platform == "win32" else value
-    )
+    without_drives = _DRIVE.sub(r"\1", value) if sys.platform == "win32" else value
     colon_separated = ":" in without_drives
     return {
         "set": True,
@@ -138,6 +165,10 @@ def run(ctx: Context) -> ProbeOutput:
             roots.append(_describe_root(value, "env " + variable))
     patterns = WINDOWS_DEFAULT_ROOTS if sys.platform == "win32" else LINUX_DEFAULT_ROOTS
     for pattern in patterns:
+        if not os.path.isdir(os.path.dirname(pattern)):
+            continue  # glob would find nothing; importing it costs ~1 ms
+        import glob
+
         for root in sorted(glob.glob(pattern)):
             if os.path.normcase(os.path.abspath(root)) in seen:
                 continue
@@ -145,8 +176,9 @@ def run(ctx: Context) -> ProbeOutput:
             roots.append(_describe_root(root, "default install location"))
     out.put("roots", roots, "env vars %s and default install roots" % "/".join(ROOT_VARIABLES))
     loader_vars = ["PATH"] if sys.platform == "win32" else ["LD_LIBRARY_PATH", "PATH"]
+    listed: Dict[Tuple[int, int], List[str]] = {}
     for variable in loader_vars:
-        entries = [e for e in _path_list(variable, os.pathsep) if e["qnn_libraries"]]
+        entries = [e for e in _path_list(variable, os.pathsep, listed) if e["qnn_libraries"]]
         out.put("qnn_on_" + variable.lower(), entries, "env " + variable)
     out.put("adsp_library_path", adsp_library_path(), "env ADSP_LIBRARY_PATH")
     return out

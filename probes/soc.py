@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from . import os_android, os_linux, os_windows
+from . import os_android, os_linux
 from .base import Context, ProbeOutput
 
 TYPE_CHECKING = False
@@ -34,6 +34,8 @@ def run(ctx: Context) -> ProbeOutput:
     out = ProbeOutput()
     errors: Dict[str, str] = {}
     if sys.platform == "win32":
+        from . import os_windows  # here: elsewhere the probe program never loads it
+
         _query(
             out,
             errors,

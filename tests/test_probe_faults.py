@@ -110,6 +110,58 @@ def test_a_probe_blocked_on_a_fifo_loses_only_its_own_section(
         pass
 
 
+def test_slow_probes_each_within_the_limit_all_report(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The probes share one worker thread: two that each take 60% of the
+    limit (together more than it) both report, and the limit is per probe."""
+    import time
+
+    probes = _probes_package()
+
+    def slow(ctx: object) -> object:
+        time.sleep(1.2)
+        return types.SimpleNamespace(values={"slept": True}, sources={"slept": "time.sleep"})
+
+    first = types.SimpleNamespace(NAME="slow_one", run=slow)
+    second = types.SimpleNamespace(NAME="slow_two", run=slow)
+    monkeypatch.setattr(probes, "PROBES", (first, second, *probes.PROBES[:1]))
+    results = probes.run_all({"probe_timeout": 2.0})["probes"]
+    statuses = [results[n]["status"] for n in ("slow_one", "slow_two", "interpreter")]
+    assert statuses == ["ok"] * 3, results
+    assert results["slow_two"]["values"] == {"slept": True}
+
+
+@pytest.mark.parametrize("limit", [None, 5.0])
+def test_a_keyboard_interrupt_in_a_probe_is_not_swallowed(
+    monkeypatch: pytest.MonkeyPatch, limit: float | None
+) -> None:
+    probes = _probes_package()
+
+    def interrupted(ctx: object) -> object:
+        raise KeyboardInterrupt
+
+    failing = types.SimpleNamespace(NAME="interrupted", run=interrupted)
+    monkeypatch.setattr(probes, "PROBES", (*probes.PROBES[:1], failing))
+    seen: list[str] = []
+    options = {} if limit is None else {"probe_timeout": limit}
+    with pytest.raises(KeyboardInterrupt):
+        probes.run_all(options, on_result=lambda name, entry: seen.append(name))
+    assert seen == ["interpreter"]
+
+
+def test_a_failure_to_print_an_entry_goes_up_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    """on_result raising (stdout gone) ends run_all in the caller's thread,
+    with or without the worker thread."""
+    probes = _probes_package()
+    monkeypatch.setattr(probes, "PROBES", probes.PROBES[:2])
+
+    def broken_pipe(name: str, entry: object) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    for options in ({}, {"probe_timeout": 5.0}):
+        with pytest.raises(BrokenPipeError):
+            probes.run_all(options, on_result=broken_pipe)
+
+
 def test_a_killed_probe_program_keeps_the_sections_it_printed(tmp_path: Path) -> None:
     """A target interpreter that prints two sections, then hangs until killed."""
     interpreter = {"status": "ok", "values": {"version": "3.11.9"}, "sources": {}}
