@@ -85,7 +85,10 @@ def find_soc(text: str, socs: Sequence[Soc]) -> Soc:
 def mentioned_soc(text: str, socs: Sequence[Soc]) -> tuple[Soc, str] | None:
     """The SoC a free text (a pasted log) mentions somewhere, and the name it
     used: a part number first, then the longest marketing name."""
+    from .diagnosis.prefilter import fold, plan  # (diagnosis imports this module)
+
     squashed = re.sub(r"[^a-z0-9]", "", text.lower())
+    folded, seen = fold(text), dict[str, bool]()
     best: tuple[int, Soc, str] | None = None
     for soc in socs:
         for name in (soc.part, *soc.aliases):
@@ -98,9 +101,8 @@ def mentioned_soc(text: str, socs: Sequence[Soc]) -> tuple[Soc, str] | None:
                 best = (1000 + len(token), soc, name)
         for name in soc.marketing_names:
             words = re.escape(name).replace(r"\ ", r"[\s\-]*")
-            if re.search(rf"(?<![\w]){words}(?![\w+])", text, re.IGNORECASE) and (
-                best is None or best[0] < len(name)
-            ):
+            regex = re.compile(rf"(?<![\w]){words}(?![\w+])", re.IGNORECASE)
+            if plan(regex).search(text, folded, seen) and (best is None or best[0] < len(name)):
                 best = (len(name), soc, name)
     return None if best is None else (best[1], best[2])
 

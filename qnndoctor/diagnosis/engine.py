@@ -18,6 +18,7 @@ from typing import Any
 
 from .catalogue import Catalogue, Condition, HarmlessLine, Signature, normalize_exit_code
 from .facts import DiagnosisFacts
+from .prefilter import LineGate, fold, plan
 from .resemblance import Resemblance, resemble
 
 MIN_SPECIFICITY = 3  # generic words alone (weight 1-2) never raise a candidate
@@ -87,6 +88,8 @@ class Verdict:
 
 
 def clean_lines(text: str) -> list[str]:
+    if "\x1b" not in text:  # no colour codes to remove (the common case: skip the regex)
+        return [line[:MAX_LINE] for line in text.splitlines()]
     return [_ANSI.sub("", line)[:MAX_LINE] for line in text.splitlines()]
 
 
@@ -97,8 +100,14 @@ def split_harmless(
     kept: list[str] = []
     dropped: list[tuple[int, str]] = []
     rules = tuple(harmless)
+    gate = LineGate(lines, [h.regex for h in rules])  # which rule may match which line
+    maybe = gate.lines_for(h.regex for h in rules)
     for number, line in enumerate(lines, 1):
-        hit = next((h.id for h in rules if h.regex.search(line)), None)
+        if maybe is not None and number - 1 not in maybe:
+            kept.append(line)  # no rule's literals are on this line
+            continue
+        allow = gate.for_line(number - 1)
+        hit = next((h.id for h in rules if allow(h.regex) and h.regex.search(line)), None)
         if hit is None:
             kept.append(line)
         else:
@@ -122,8 +131,14 @@ def _score(
     exception_type: str | None,
     facts: DiagnosisFacts,
     resemblance: Resemblance | None = None,
+    folded: str | None = None,
+    seen: dict[str, bool] | None = None,
 ) -> Candidate | Excluded | None:
-    found = [(p, m) for p in signature.patterns if (m := p.regex.search(text))]
+    # Each pattern's own search, skipped when its literals cannot be in the text
+    # (``folded`` is fold(text); ``seen`` remembers which literals it holds).
+    folded = fold(text) if folded is None else folded
+    seen = {} if seen is None else seen
+    found = [(p, m) for p in signature.patterns if (m := plan(p.regex).search(text, folded, seen))]
     raising = sorted(((p, m) for p, m in found if not p.context), key=lambda pm: -pm[0].weight)
     by_text = bool(raising) and raising[0][0].weight >= MIN_SPECIFICITY
     by_code = exit_code is not None and exit_code in signature.exit_codes
@@ -230,8 +245,9 @@ def score(
     code = None if exit_code is None else normalize_exit_code(exit_code)
     candidates: list[Candidate] = []
     excluded: list[Excluded] = []
+    folded, seen = fold(active), dict[str, bool]()
     for signature in catalogue.signatures:
-        result = _score(signature, active, code, exception_type, facts)
+        result = _score(signature, active, code, exception_type, facts, None, folded, seen)
         if isinstance(result, Candidate):
             candidates.append(result)
         elif isinstance(result, Excluded):
