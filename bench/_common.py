@@ -37,20 +37,24 @@ def add_wheels_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def timed(argv: list[str]) -> float:
+def timed(argv: list[str], cwd: Path | None = None) -> float:
     """Wall time of one run, output discarded."""
     started = time.perf_counter()
     subprocess.run(
-        argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=cwd,
     )
     return time.perf_counter() - started
 
 
-def timed_with_cpu(argv: list[str]) -> tuple[float, float]:
+def timed_with_cpu(argv: list[str], cwd: Path | None = None) -> tuple[float, float]:
     """Wall time and CPU time (user + sys of the whole waited-for process
     tree) of one run, output discarded."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    wall = timed(argv)
+    wall = timed(argv, cwd)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu

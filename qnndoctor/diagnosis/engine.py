@@ -18,7 +18,7 @@ from typing import Any
 
 from .catalogue import Catalogue, Condition, HarmlessLine, Signature, normalize_exit_code
 from .facts import DiagnosisFacts
-from .prefilter import LineGate, fold, plan
+from .prefilter import LineGate, Literals, fold, plan
 from .resemblance import Resemblance, resemble
 
 MIN_SPECIFICITY = 3  # generic words alone (weight 1-2) never raise a candidate
@@ -97,22 +97,19 @@ def split_harmless(
     lines: list[str], harmless: Iterable[HarmlessLine]
 ) -> tuple[str, tuple[tuple[int, str], ...]]:
     """The text without known-harmless lines, and which lines were dropped."""
-    kept: list[str] = []
-    dropped: list[tuple[int, str]] = []
     rules = tuple(harmless)
     gate = LineGate(lines, [h.regex for h in rules])  # which rule may match which line
-    maybe = gate.lines_for(h.regex for h in rules)
-    for number, line in enumerate(lines, 1):
-        if maybe is not None and number - 1 not in maybe:
-            kept.append(line)  # no rule's literals are on this line
-            continue
-        allow = gate.for_line(number - 1)
-        hit = next((h.id for h in rules if allow(h.regex) and h.regex.search(line)), None)
-        if hit is None:
-            kept.append(line)
-        else:
-            dropped.append((number, hit))
-    return "\n".join(kept), tuple(dropped)
+    # Rule by rule, each only on the lines that hold its literals; a line goes
+    # to the first rule (in catalogue order) that matches it.
+    hits: dict[int, str] = {}
+    for rule in rules:
+        candidates = gate.lines_for((rule.regex,))
+        for index in range(len(lines)) if candidates is None else sorted(candidates):
+            if index not in hits and rule.regex.search(lines[index]):
+                hits[index] = rule.id
+    kept = [line for index, line in enumerate(lines) if index not in hits]
+    dropped = tuple((index + 1, hits[index]) for index in sorted(hits))
+    return "\n".join(kept), dropped
 
 
 def _judge(condition: Condition, facts: DiagnosisFacts) -> tuple[bool | None, str]:
@@ -131,14 +128,12 @@ def _score(
     exception_type: str | None,
     facts: DiagnosisFacts,
     resemblance: Resemblance | None = None,
-    folded: str | None = None,
-    seen: dict[str, bool] | None = None,
+    literals: Literals | None = None,
 ) -> Candidate | Excluded | None:
-    # Each pattern's own search, skipped when its literals cannot be in the text
-    # (``folded`` is fold(text); ``seen`` remembers which literals it holds).
-    folded = fold(text) if folded is None else folded
-    seen = {} if seen is None else seen
-    found = [(p, m) for p in signature.patterns if (m := plan(p.regex).search(text, folded, seen))]
+    # Each pattern's own search, skipped when its literals are not in the text
+    # (``literals``: of ``text``, shared by all signatures).
+    literals = Literals(fold(text)) if literals is None else literals
+    found = [(p, m) for p in signature.patterns if (m := plan(p.regex).search(text, literals))]
     raising = sorted(((p, m) for p, m in found if not p.context), key=lambda pm: -pm[0].weight)
     by_text = bool(raising) and raising[0][0].weight >= MIN_SPECIFICITY
     by_code = exit_code is not None and exit_code in signature.exit_codes
@@ -245,9 +240,9 @@ def score(
     code = None if exit_code is None else normalize_exit_code(exit_code)
     candidates: list[Candidate] = []
     excluded: list[Excluded] = []
-    folded, seen = fold(active), dict[str, bool]()
+    literals = Literals(fold(active))
     for signature in catalogue.signatures:
-        result = _score(signature, active, code, exception_type, facts, None, folded, seen)
+        result = _score(signature, active, code, exception_type, facts, None, literals)
         if isinstance(result, Candidate):
             candidates.append(result)
         elif isinstance(result, Excluded):

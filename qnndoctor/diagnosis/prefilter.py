@@ -43,6 +43,7 @@ _REPEATS = tuple(
     if op is not None
 )
 _ATOMIC = getattr(_sre, "ATOMIC_GROUP", None)  # 3.11+
+_MAX_STARTS = 32  # a longer list of first literals is not worth building
 _ZERO_WIDTH = (_sre.AT, _sre.ASSERT, _sre.ASSERT_NOT)  # anchors, \\b, lookarounds
 
 # Characters outside ASCII that a case-insensitive ASCII letter matches, and the
@@ -118,7 +119,15 @@ def _starts(items: Any, index: int = 0) -> frozenset[str] | None:
                 if next_op is not _LITERAL or next_av >= 128:
                     break
                 run.append(chr(next_av).lower())
-            return frozenset({"".join(run)}) if run else None
+            if not run:
+                return None
+            after = at + len(run)
+            if after < len(items) and items[after][0] in (_SUBPATTERN, _BRANCH):
+                # "f(?:alls|ell)": the run and the group's first literals together
+                following = _starts(items, after)
+                if following is not None and len(following) <= _MAX_STARTS:
+                    return frozenset("".join(run) + more for more in following)
+            return frozenset({"".join(run)})
         if op is _SUBPATTERN:
             return _starts(av[-1])
         if _ATOMIC is not None and op is _ATOMIC:
@@ -146,18 +155,48 @@ def _positions(folded: str, needle: str) -> Iterator[int]:
         at = folded.find(needle, at + 1)
 
 
-def _holds(requirement: Requirement, folded: str, seen: dict[str, bool]) -> bool:
+_ALPHA_RUN = re.compile(r"[a-z]+")
+_LETTERS_ONLY = bytes(c if 97 <= c <= 122 else 32 for c in range(256))  # a-z kept, rest blank
+_WORD_INDEX_FROM = 256 * 1024  # characters: below this, a plain scan per literal is cheap
+
+
+class Literals:
+    """Which literals one text holds, remembered across regexes. ``folded`` is
+    ``fold(text)``. In a big text most literals asked about are absent, and an
+    absent literal costs a scan of the whole text; so a literal is first
+    looked for in the text's distinct words: each run of letters of a literal
+    that occurs lies inside one of the text's runs of letters."""
+
+    def __init__(self, folded: str) -> None:
+        self.folded = folded
+        self._known: dict[str, bool] = {}
+        self._words: bytes | None = None
+
+    def holds(self, needle: str) -> bool:
+        found = self._known.get(needle)
+        if found is None:
+            found = self._known[needle] = self._look(needle)
+        return found
+
+    def _look(self, needle: str) -> bool:
+        if len(self.folded) >= _WORD_INDEX_FROM:
+            if self._words is None:  # the distinct runs of a-z (bytes: fast on megabytes)
+                runs = self.folded.encode("utf-8", "surrogatepass").translate(_LETTERS_ONLY)
+                self._words = b"\n".join(set(runs.split()))
+            if any(run.encode() not in self._words for run in _ALPHA_RUN.findall(needle)):
+                return False
+        return needle in self.folded
+
+
+def _holds(requirement: Requirement, literals: Literals) -> bool:
     if requirement is None:
         return True
     if isinstance(requirement, str):
-        found = seen.get(requirement)
-        if found is None:
-            found = seen[requirement] = requirement in folded
-        return found
+        return literals.holds(requirement)
     kind, parts = requirement
     if kind == "all":
-        return all(_holds(p, folded, seen) for p in parts)
-    return any(_holds(p, folded, seen) for p in parts)
+        return all(_holds(p, literals) for p in parts)
+    return any(_holds(p, literals) for p in parts)
 
 
 @dataclass(frozen=True)
@@ -168,24 +207,34 @@ class Plan:
     requirement: Requirement  # None: no known literal, always search
     starts: frozenset[str] | None = None  # every match begins with one of these
     unplanned: str = ""  # why no pre-filter could be read from the regex (it always runs)
+    # For "A|B|C" without first literals as a whole: each branch's own plan. The
+    # leftmost match is the branches' leftmost, the earlier branch on a tie.
+    branches: tuple[Plan, ...] = ()
 
-    def may_match(self, folded: str, seen: dict[str, bool] | None = None) -> bool:
-        """False only when the regex cannot match a text that folds to ``folded``
-        (``seen`` remembers which literals a text holds, across plans)."""
-        return _holds(self.requirement, folded, {} if seen is None else seen)
+    def may_match(self, literals: Literals) -> bool:
+        """False only when the regex cannot match the text ``literals`` is about."""
+        return _holds(self.requirement, literals)
 
-    def search(
-        self, text: str, folded: str, seen: dict[str, bool] | None = None
-    ) -> re.Match[str] | None:
-        """``self.regex.search(text)``, answered from the literals when it must
-        fail. ``folded`` is ``fold(text)``."""
-        if not self.may_match(folded, seen):
+    def search(self, text: str, literals: Literals | None = None) -> re.Match[str] | None:
+        """``self.regex.search(text)``: a match of the same span and text, or None
+        (answered from the literals when it must fail). ``literals``: of ``text``,
+        shared by the regexes run over one text."""
+        literals = Literals(fold(text)) if literals is None else literals
+        folded = literals.folded
+        if not self.may_match(literals):
             return None
+        if self.branches and len(folded) == len(text):
+            best: re.Match[str] | None = None
+            for branch in self.branches:
+                found = branch.search(text, literals)
+                if found is not None and (best is None or found.start() < best.start()):
+                    best = found
+            return best
         if self.starts is None or len(folded) != len(text):
             return self.regex.search(text)
         # A match can only begin where one of its first literals does: try
         # those places in order; the first that matches is the leftmost match.
-        budget = len(text) // 16  # past that, a plain scan is cheaper
+        budget = len(text) // 100  # places to try; past that, a plain scan is cheaper
         last = -1
         for at in heapq.merge(*(_positions(folded, n) for n in self.starts)):
             if at == last:
@@ -210,7 +259,47 @@ def plan(regex: re.Pattern[str]) -> Plan:
         return Plan(regex, None, None, f"{type(exc).__name__}: {exc}")
     if starts is not None and not all(starts):
         starts = None
-    return Plan(regex, _drop_empty(requirement), starts)
+    branches: tuple[Plan, ...] = ()
+    if starts is None and not _BACKREFERENCE.search(regex.pattern):
+        texts = _top_level_branches(regex.pattern)
+        if len(texts) > 1:
+            try:
+                branches = tuple(plan(re.compile(t, regex.flags)) for t in texts)
+            except re.error:
+                branches = ()  # not a plain alternation after all: search it whole
+    return Plan(regex, _drop_empty(requirement), starts, "", branches)
+
+
+# \\1, (?P=name), (?(1)...): a branch alone would not mean what it means in the whole.
+_BACKREFERENCE = re.compile(r"\\[1-9]|\(\?P=|\(\?\(")
+
+
+def _top_level_branches(pattern: str) -> list[str]:
+    """``pattern`` split at each ``|`` outside groups and classes."""
+    parts: list[str] = []
+    depth, start, i, in_class = 0, 0, 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            i += 1 + (pattern[i + 1 : i + 2] == "^")
+            i += pattern[i : i + 1] == "]"  # a ']' first in the class is literal
+            continue
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            parts.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    parts.append(pattern[start:])
+    return parts
 
 
 def _drop_empty(requirement: Requirement) -> Requirement:
@@ -230,15 +319,16 @@ Allow = Callable[[re.Pattern[str]], bool]
 class _Lines:
     """Line sets of literals in one folded text (0-based line numbers)."""
 
-    def __init__(self, folded: str, starts: list[int]) -> None:
-        self.folded, self.starts = folded, starts
-        self.limit = max(64, len(starts) // 8)  # more lines than this: not worth listing
+    def __init__(self, literals: Literals, starts: list[int]) -> None:
+        self.literals, self.folded, self.starts = literals, literals.folded, starts
+        self.limit = len(starts)  # more occurrences than lines: not worth listing
         self.counts: dict[str, int] = {}
         self.sets: dict[str, frozenset[int] | None] = {}
 
     def count(self, needle: str) -> int:
         if needle not in self.counts:
-            self.counts[needle] = self.folded.count(needle)
+            present = self.literals.holds(needle)
+            self.counts[needle] = self.folded.count(needle) if present else 0
         return self.counts[needle]
 
     def of_needle(self, needle: str) -> frozenset[int] | None:
@@ -287,10 +377,11 @@ class LineGate:
         starts = [0]
         for line in lines:
             starts.append(starts[-1] + len(line) + 1)
-        lines_of, seen = _Lines(folded, starts), dict[str, bool]()
+        literals = Literals(folded)
+        lines_of = _Lines(literals, starts)
         for regex in regexes:
             requirement = plan(regex).requirement
-            if not _holds(requirement, folded, seen):
+            if not _holds(requirement, literals):
                 self._lines[regex] = frozenset()  # cannot match anywhere in this text
             else:
                 self._lines[regex] = lines_of.of(requirement)
