@@ -88,7 +88,7 @@ _NOT_ALNUM = bytes(b for b in range(128) if not chr(b).isdigit() and not "a" <= 
 def mentioned_soc(text: str, socs: Sequence[Soc]) -> tuple[Soc, str] | None:
     """The SoC a free text (a pasted log) mentions somewhere, and the name it
     used: a part number first, then the longest marketing name."""
-    from .diagnosis.prefilter import Literals, fold, plan  # (diagnosis imports this module)
+    from .diagnosis.prefilter import Literals, fold, search  # (diagnosis imports this module)
 
     # text.lower() without anything but a-z and 0-9 (bytes.translate: fast on a big log)
     squashed = text.lower().encode("ascii", "ignore").translate(None, _NOT_ALNUM)
@@ -106,7 +106,7 @@ def mentioned_soc(text: str, socs: Sequence[Soc]) -> tuple[Soc, str] | None:
         for name in soc.marketing_names:
             words = re.escape(name).replace(r"\ ", r"[\s\-]*")
             regex = re.compile(rf"(?<![\w]){words}(?![\w+])", re.IGNORECASE)
-            if plan(regex).search(text, literals) and (best is None or best[0] < len(name)):
+            if search(regex, text, literals) and (best is None or best[0] < len(name)):
                 best = (len(name), soc, name)
     return None if best is None else (best[1], best[2])
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from .catalogue import Catalogue, Condition, HarmlessLine, Signature, normalize_exit_code
 from .facts import DiagnosisFacts
-from .prefilter import LineGate, Literals, fold, plan
+from .prefilter import LineGate, Literals, fold, search
 from .resemblance import Resemblance, resemble
 
 MIN_SPECIFICITY = 3  # generic words alone (weight 1-2) never raise a candidate
@@ -133,7 +133,7 @@ def _score(
     # Each pattern's own search, skipped when its literals are not in the text
     # (``literals``: of ``text``, shared by all signatures).
     literals = Literals(fold(text)) if literals is None else literals
-    found = [(p, m) for p in signature.patterns if (m := plan(p.regex).search(text, literals))]
+    found = [(p, m) for p in signature.patterns if (m := search(p.regex, text, literals, p.source))]
     raising = sorted(((p, m) for p, m in found if not p.context), key=lambda pm: -pm[0].weight)
     by_text = bool(raising) and raising[0][0].weight >= MIN_SPECIFICITY
     by_code = exit_code is not None and exit_code in signature.exit_codes

@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .catalogue import wrap_tolerant
+
 
 def _regex_parser() -> Any:
     """The stdlib regex parser (``re._parser`` since 3.11, ``sre_parse`` before)."""
@@ -79,34 +81,35 @@ def _any(parts: list[Requirement]) -> Requirement:
     return parts[0] if len(parts) == 1 else ("any", tuple(parts))
 
 
-def _required(items: Any) -> Requirement:
-    """What a sequence of parse-tree nodes needs in the folded text."""
+def _required(items: Any, spaces: bool = True) -> Requirement:
+    """What a sequence of parse-tree nodes needs in the folded text. With
+    ``spaces`` False a literal space counts as unknown (it may be a line break)."""
     parts: list[Requirement] = []
     run: list[str] = []
     for op, av in items:
-        if op is _LITERAL and av < 128:
+        if op is _LITERAL and av < 128 and (spaces or av != 32):
             run.append(chr(av).lower())
             continue
         if run:
             parts.append("".join(run))
             run = []
         if op is _SUBPATTERN:
-            parts.append(_required(av[-1]))
+            parts.append(_required(av[-1], spaces))
         elif op in _REPEATS:
             low, _high, body = av
             if low >= 1:
-                parts.append(_required(body))
+                parts.append(_required(body, spaces))
         elif op is _BRANCH:
-            parts.append(_any([_required(branch) for branch in av[1]]))
+            parts.append(_any([_required(branch, spaces) for branch in av[1]]))
         elif _ATOMIC is not None and op is _ATOMIC:
-            parts.append(_required(av))
+            parts.append(_required(av, spaces))
         # anything else (classes, anchors, lookarounds, backreferences) ends a run
     if run:
         parts.append("".join(run))
     return _all(parts)
 
 
-def _starts(items: Any, index: int = 0) -> frozenset[str] | None:
+def _starts(items: Any, index: int = 0, spaces: bool = True) -> frozenset[str] | None:
     """Literals (folded) one of which every match of ``items[index:]`` begins
     with; None when unknown (a class, a possibly empty match, ...)."""
     for at in range(index, len(items)):
@@ -116,7 +119,7 @@ def _starts(items: Any, index: int = 0) -> frozenset[str] | None:
         if op is _LITERAL:
             run: list[str] = []
             for next_op, next_av in items[at:]:
-                if next_op is not _LITERAL or next_av >= 128:
+                if next_op is not _LITERAL or next_av >= 128 or (next_av == 32 and not spaces):
                     break
                 run.append(chr(next_av).lower())
             if not run:
@@ -124,23 +127,23 @@ def _starts(items: Any, index: int = 0) -> frozenset[str] | None:
             after = at + len(run)
             if after < len(items) and items[after][0] in (_SUBPATTERN, _BRANCH):
                 # "f(?:alls|ell)": the run and the group's first literals together
-                following = _starts(items, after)
+                following = _starts(items, after, spaces)
                 if following is not None and len(following) <= _MAX_STARTS:
                     return frozenset("".join(run) + more for more in following)
             return frozenset({"".join(run)})
         if op is _SUBPATTERN:
-            return _starts(av[-1])
+            return _starts(av[-1], 0, spaces)
         if _ATOMIC is not None and op is _ATOMIC:
-            return _starts(av)
+            return _starts(av, 0, spaces)
         if op in _REPEATS:
             low, _high, body = av
-            inner = _starts(body)
+            inner = _starts(body, 0, spaces)
             if inner is None or low >= 1:
                 return inner
-            rest = _starts(items, at + 1)  # the repeat may match nothing
+            rest = _starts(items, at + 1, spaces)  # the repeat may match nothing
             return None if rest is None else inner | rest
         if op is _BRANCH:
-            sets = [_starts(branch) for branch in av[1]]
+            sets = [_starts(branch, 0, spaces) for branch in av[1]]
             if any(found is None for found in sets):
                 return None
             return frozenset(n for found in sets if found for n in found)
@@ -249,12 +252,29 @@ class Plan:
         return None
 
 
+SMALL_TEXT = 32 * 1024  # characters: a shorter text is searched plainly (cheaper than plans)
+
+
+def search(
+    regex: re.Pattern[str], text: str, literals: Literals | None = None, source: str = ""
+) -> re.Match[str] | None:
+    """``regex.search(text)`` (a match of the same span and text), through the
+    pre-filter when ``text`` is big enough to pay for reading the regex's plan.
+    ``source``: the catalogue's regex before ``wrap_tolerant`` (quicker to read)."""
+    if len(text) < SMALL_TEXT:
+        return regex.search(text)
+    return plan(regex, source).search(text, literals)
+
+
 @functools.lru_cache(maxsize=4096)
-def plan(regex: re.Pattern[str]) -> Plan:
-    """The pre-filter of ``regex`` (cached: catalogue regexes are compiled once)."""
+def plan(regex: re.Pattern[str], source: str = "") -> Plan:
+    """The pre-filter of ``regex`` (cached: catalogue regexes are compiled once).
+    When ``regex`` is ``wrap_tolerant(source)``, the shorter ``source`` is read,
+    its literal spaces counted as unknown (each may be a line break)."""
+    spaces = not source or wrap_tolerant(source) != regex.pattern
     try:
-        tree = _sre.parse(regex.pattern, regex.flags).data
-        requirement, starts = _required(tree), _starts(tree)
+        tree = _sre.parse(regex.pattern if spaces else source, regex.flags).data
+        requirement, starts = _required(tree, spaces), _starts(tree, 0, spaces)
     except (re.error, RecursionError, OverflowError, ValueError, TypeError, AttributeError) as exc:
         return Plan(regex, None, None, f"{type(exc).__name__}: {exc}")
     if starts is not None and not all(starts):
@@ -369,9 +389,11 @@ class LineGate:
     there. Built once per text with a few substring scans of the whole text."""
 
     def __init__(self, lines: list[str], regexes: Iterable[re.Pattern[str]]) -> None:
-        joined = "\n".join(lines)
-        folded = fold(joined)
         self._lines: dict[re.Pattern[str], frozenset[int] | None] = {}
+        joined = "\n".join(lines)
+        if len(joined) < SMALL_TEXT:
+            return  # a small text: every regex runs on every line (cheaper than plans)
+        folded = fold(joined)
         if len(folded) != len(joined):
             return  # positions would not line up: every regex runs on every line
         starts = [0]

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .catalogue import Signature
-from .prefilter import plan
+from .prefilter import search
 
 MIN_SIMILARITY = 1.0  # below this, the shared words are coincidence (see docs/diagnosis.md)
 MIN_SHARED = 2  # one shared word is never a resemblance
@@ -92,7 +92,7 @@ def _documents(signatures: Iterable[Signature]) -> dict[str, tuple[Signature, fr
 def resemble(text: str, signatures: tuple[Signature, ...]) -> tuple[Resemblance, ...]:
     """The entries ``text`` resembles most, best first (at most a few).
     ``text`` should already be free of harmless lines."""
-    if not plan(FAILURE_WORDS).search(text):  # FAILURE_WORDS.search, pre-filtered
+    if not search(FAILURE_WORDS, text):  # FAILURE_WORDS.search(text), pre-filtered
         return ()
     query = terms(text)
     if not query:
