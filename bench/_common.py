@@ -37,24 +37,28 @@ def add_wheels_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def timed(argv: list[str], cwd: Path | None = None) -> float:
-    """Wall time of one run, output discarded."""
+def timed(argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> float:
+    """Wall time of one run, output discarded (``env``: variables to add;
+    ``cwd``: where to run)."""
     started = time.perf_counter()
     subprocess.run(
         argv,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env={**os.environ, **env} if env else None,
         cwd=cwd,
     )
     return time.perf_counter() - started
 
 
-def timed_with_cpu(argv: list[str], cwd: Path | None = None) -> tuple[float, float]:
+def timed_with_cpu(
+    argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None
+) -> tuple[float, float]:
     """Wall time and CPU time (user + sys of the whole waited-for process
     tree) of one run, output discarded."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    wall = timed(argv, cwd)
+    wall = timed(argv, env, cwd)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu

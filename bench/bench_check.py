@@ -8,6 +8,9 @@ simulator), alternating, every repetition runs each of:
   C  a bare script: import onnxruntime, register the QNN plugin, create the
      session on the same model with CPU fallback disabled, run it once.
   P  python -m pip list                (in the same venv)
+  Bc B with the decisions memo off (QNNDOCTOR_NO_MEMO=1): what a check
+     costs the first time it sees these facts (B reuses the decisions of
+     the warm-up run, as a repeated pre-flight check does)
 and reports medians of wall time and of CPU time (user + sys of the whole
 process tree, from ``RUSAGE_CHILDREN``; steadier than wall time on a shared
 machine). Targets (issue 10): A <= 1.15 x C; B <= 0.25 x P.
@@ -134,6 +137,14 @@ def main() -> int:
         commands = {
             "A check": [qnndoctor, "check", "--python", python, "--json"],
             "B check --no-smoke": [qnndoctor, "check", "--python", python, "--json", "--no-smoke"],
+            "Bc --no-smoke, memo off": [
+                qnndoctor,
+                "check",
+                "--python",
+                python,
+                "--json",
+                "--no-smoke",
+            ],
             "C bare script": [python, str(bare)],
             "P pip list": [python, "-m", "pip", "list"],
         }
@@ -146,13 +157,14 @@ def main() -> int:
         if status != "passed":
             print(f"the smoke session did not pass under check ({status}): no timing")
             return 1
-        for argv in commands.values():
-            timed(argv)  # warm the page cache
+        envs = {"Bc --no-smoke, memo off": {"QNNDOCTOR_NO_MEMO": "1"}}
+        for name, argv in commands.items():
+            timed(argv, envs.get(name))  # warm the page cache (and B's decisions memo)
         walls: dict[str, list[float]] = {name: [] for name in commands}
         cpus: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(args.runs):
             for name, argv in commands.items():
-                wall, cpu = timed_with_cpu(argv)
+                wall, cpu = timed_with_cpu(argv, envs.get(name))
                 walls[name].append(wall)
                 cpus[name].append(cpu)
         wall_m = {name: statistics.median(values) for name, values in walls.items()}
@@ -165,6 +177,7 @@ def main() -> int:
         ratios = [
             ("A/C", "A check", "C bare script", f" (target <= {TARGETS['A/C']})"),
             ("B/P", "B check --no-smoke", "P pip list", f" (target <= {TARGETS['B/P']})"),
+            ("Bc/P", "Bc --no-smoke, memo off", "P pip list", " (the first check of these facts)"),
         ]
         if args.compare:
             ratios += [

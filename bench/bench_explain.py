@@ -152,7 +152,7 @@ def main() -> int:
         cpus: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(args.runs):
             for name, (argv, cwd) in commands.items():
-                wall, cpu = timed_with_cpu(argv, cwd)
+                wall, cpu = timed_with_cpu(argv, cwd=cwd)
                 walls[name].append(wall)
                 cpus[name].append(cpu)
     wall_m = {name: statistics.median(v) for name, v in walls.items()}

@@ -1,5 +1,5 @@
 """``python -m qnndoctor``."""
 
-from .cli import entry
+from .console import entry
 
 entry()

@@ -472,6 +472,9 @@ def entry() -> None:
     # orphans (containment.py says why a library call never does).
     _OWNS_PROCESS = True
     code = main()
+    from . import headstart
+
+    headstart.discard()  # a head start the command did not claim (none, as a rule)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -3,13 +3,13 @@ output into facts. Also the host-side binary reading that follows."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from . import headstart
 from ._layout import package_dir
 from .runner import Completed, Runner, SubprocessRunner
 from .target import Target
@@ -20,8 +20,7 @@ if TYPE_CHECKING:  # imported when the probe program runs (see run_probes)
 MARKER = "@@qnndoctor-probe@@"
 PART_MARKER = "@@qnndoctor-probe-part@@"
 PLAN_MARKER = "@@qnndoctor-probe-plan@@"
-# Each probe gets this share of the probe program's time limit (see probes.run_all).
-PROBE_SHARE = 1 / 3
+PROBE_SHARE = headstart.PROBE_SHARE
 
 
 def probes_dir() -> Path:
@@ -32,24 +31,7 @@ def probes_dir() -> Path:
     return found
 
 
-# Loads the probes under a private package name straight from their folder:
-# nothing is added to the target's sys.path, so what the probes see of
-# sys.path is exactly what the target's own code sees. (importlib.machinery
-# is built in; importlib.util would cost the target a few ms of imports.)
-BOOTSTRAP = (
-    "import os, sys, types, importlib.machinery as m\n"
-    "d = sys.argv[1]\n"
-    "n = '_qnndoctor_probes'\n"
-    "f = os.path.join(d, '__init__.py')\n"
-    "l = m.SourceFileLoader(n, f)\n"
-    "s = m.ModuleSpec(n, l, origin=f, is_package=True)\n"
-    "s.submodule_search_locations = [d]\n"
-    "p = types.ModuleType(n)\n"
-    "p.__spec__, p.__loader__, p.__file__, p.__path__, p.__package__ = s, l, f, [d], n\n"
-    "sys.modules[n] = p\n"
-    "l.exec_module(p)\n"
-    "sys.exit(p.main(sys.argv[2:]))\n"
-)
+BOOTSTRAP = headstart.PROBE_BOOTSTRAP  # built in headstart.py, the console's head start
 
 
 class CouldNotCheck(Exception):
@@ -74,22 +56,13 @@ def probe_argv(
     model: str | None = None,
     probe_timeout: float | None = None,
 ) -> list[str]:
-    argv = [target.python, "-B", "-c", BOOTSTRAP, str(probes_dir())]
-    if probe_timeout is not None:
-        argv.append(f"--probe-timeout={probe_timeout:g}")
-    if deep:
-        argv.append("--deep")
-    if model:
-        argv.append(f"--model={model}")
-    return argv
+    return headstart.probe_argv(
+        target.python, str(probes_dir()), deep=deep, model=model, probe_timeout=probe_timeout
+    )
 
 
 def _child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    # Would turn the child interactive or change what it reports about itself.
-    for variable in ("PYTHONINSPECT", "PYTHONSTARTUP", "PYTHONDONTWRITEBYTECODE"):
-        env.pop(variable, None)
-    return env
+    return headstart.probe_env()
 
 
 def _entry(loaded: Any) -> tuple[str, dict[str, Any]] | None:
@@ -205,12 +178,15 @@ def run_probes(
 ) -> ProbeRun:
     """Run all probes in the target, then read bundled binaries here."""
     runner = runner or SubprocessRunner()
-    completed = runner.run(
-        probe_argv(target, deep=deep, model=model, probe_timeout=timeout * PROBE_SHARE),
-        timeout=timeout,
-        env=_child_env(),
-        on_start=on_start,
-    )
+    argv = probe_argv(target, deep=deep, model=model, probe_timeout=timeout * PROBE_SHARE)
+    env = _child_env()
+    early = None
+    if isinstance(runner, SubprocessRunner):
+        early = headstart.claim("probe", argv, env)
+    if early is not None and isinstance(runner, SubprocessRunner):
+        completed = runner.adopt(early, timeout=timeout).finish(on_start)
+    else:
+        completed = runner.run(argv, timeout=timeout, env=env, on_start=on_start)
     if completed.start_error:
         raise CouldNotCheck(f"cannot start {target.python}: {completed.start_error}", completed)
     try:

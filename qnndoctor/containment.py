@@ -32,7 +32,7 @@ from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-MARKER_VARIABLE = "QNNDOCTOR_CONTAINMENT"
+from .headstart import MARKER_VARIABLE as MARKER_VARIABLE
 
 # Grace for clock granularity: a process's create_time is rounded (Linux: clock ticks).
 _CREATE_TIME_SLACK_S = 1.0
@@ -95,6 +95,11 @@ class Containment(Protocol):
     def attach(self, pid: int, handle: Any) -> None:
         """The child has started (``handle``: the Windows process handle, if any)."""
 
+    def resume(self, marker: str, started: float) -> None:
+        """Contain a child started earlier with this marker in its environment
+        at ``started`` (``time.time()``; the console's head start), instead of
+        ``prepare``."""
+
     def sweep(self) -> tuple[int, ...]:
         """Kill everything the child started that is still alive; the pids killed."""
 
@@ -119,6 +124,10 @@ class MarkerSweep:
 
                 children = {c.pid for c in psutil.Process().children()}
             self.existing_children = frozenset(children)
+
+    def resume(self, marker: str, started: float) -> None:
+        # Started before any other child of ours: no earlier children to spare.
+        self.marker, self.started = marker, started
 
     def attach(self, pid: int, handle: Any) -> None:
         return None
@@ -305,6 +314,13 @@ class JobObject:
 
     def prepare(self, env: MutableMapping[str, str]) -> None:
         self.markers.prepare(env)
+        self._create_job()
+
+    def resume(self, marker: str, started: float) -> None:
+        self.markers.resume(marker, started)
+        self._create_job()
+
+    def _create_job(self) -> None:
         job = self.kernel32.CreateJobObjectW(None, None)
         if not job:
             self.errors.append("CreateJobObjectW failed")

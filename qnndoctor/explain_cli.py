@@ -110,7 +110,8 @@ def render_text(document: dict[str, Any], out: TextIO) -> None:
         elif document["why_first"]:
             out.write(f"  why first: {'; '.join(document['why_first'])}\n")
         for rank, c in enumerate(candidates[1 : 1 + RUNNERS_UP], 2):
-            out.write(f"\n{rank}. {c['title']}  [{c['id']}, score {c['score']}]\n")
+            guessed = " (a guess: its symptoms resemble the text)" if c.get("raised_by") == "resemblance" else ""
+            out.write(f"\n{rank}. {c['title']}  [{c['id']}, score {c['score']}]{guessed}\n")
             out.write(f"   tell apart: {c['tell_apart']}\n")
         if len(candidates) > 1 + RUNNERS_UP:
             out.write(

@@ -31,6 +31,10 @@ class Evidence:
     def to_json(self) -> dict[str, Any]:
         return {"fact": self.fact, "value": self.value}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Evidence:
+        return cls(str(data["fact"]), data["value"])
+
 
 @dataclass(frozen=True)
 class Fix:
@@ -41,6 +45,10 @@ class Fix:
 
     def to_json(self) -> dict[str, Any]:
         return {"text": self.text, "commands": list(self.commands)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Fix:
+        return cls(str(data["text"]), tuple(str(c) for c in data["commands"]))
 
 
 @dataclass(frozen=True)
@@ -71,6 +79,18 @@ class Finding:
             "fix": self.fix.to_json() if self.fix else None,
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Finding:
+        """The inverse of ``to_json`` (the decisions memo keeps findings as JSON)."""
+        return cls(
+            id=str(data["id"]),
+            severity=Severity.parse(str(data["severity"])),
+            title=str(data["title"]),
+            explanation=str(data["explanation"]),
+            evidence=tuple(Evidence.from_json(e) for e in data["evidence"]),
+            fix=Fix.from_json(data["fix"]) if data.get("fix") is not None else None,
+        )
+
 
 @dataclass(frozen=True)
 class SkippedCheck:
@@ -82,6 +102,10 @@ class SkippedCheck:
 
     def to_json(self) -> dict[str, Any]:
         return {"rule": self.rule, "reason": self.reason, "finding_ids": list(self.finding_ids)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SkippedCheck:
+        return cls(str(data["rule"]), str(data["reason"]), tuple(data["finding_ids"]))
 
 
 def make(

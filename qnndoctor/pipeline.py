@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .containment import Containment
     from .facts import Facts, ProbeFacts
     from .matrixdata import Matrix
+    from .memo import ToRemember
     from .report import Report
     from .runner import Runner
     from .smoke import PendingSmoke
@@ -159,6 +160,9 @@ class _Recording:
     def prepare(self, env: MutableMapping[str, str]) -> None:
         self.inner.prepare(env)
 
+    def resume(self, marker: str, started: float) -> None:
+        self.inner.resume(marker, started)
+
     def attach(self, pid: int, handle: Any) -> None:
         self.pids.append(pid)
         self.inner.attach(pid, handle)
@@ -275,29 +279,60 @@ class _Smoke:
         return self.result
 
 
-def _warm_imports(output_format: str) -> None:
+class _Warmup:
+    """Work done in a thread while the probe program runs in the target: the
+    imports that diagnosis and rendering need, and the decisions memo's
+    fingerprint (memo.py). When the memo probably knows the answer, only
+    what renders it is imported."""
+
+    def __init__(self, options: CheckOptions, output_format: str) -> None:
+        self.options, self.output_format = options, output_format
+        self.fingerprint: list[Any] | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def memo_applies(self) -> bool:
+        from . import memo
+
+        return not (self.options.smoke or self.options.from_report) and memo.enabled()
+
+    def _run(self) -> None:
+        decided_before = False
+        try:
+            if self.memo_applies():
+                from . import memo
+                from .target import resolve
+
+                self.fingerprint = memo.read_fingerprint(_option_text(self.options.matrix))
+                python = resolve(self.options.python).python
+                decided_before = memo.probably_known(python, self.fingerprint)
+        except Exception:  # only a guess: the check asks the memo itself later
+            decided_before = False
+        _warm_imports(self.output_format, decided_before)
+
+    def wait(self) -> list[Any] | None:
+        """Wait for the thread (if it was started); the memo's fingerprint."""
+        if self.thread.is_alive():
+            self.thread.join()
+        return self.fingerprint
+
+
+def _warm_imports(output_format: str, decided_before: bool) -> None:
     """Import what diagnosis and rendering need while the probe program runs
-    in the target: the child's run and our imports overlap."""
+    in the target: the child's run and our imports overlap. When the
+    decisions are probably remembered, only what renders them."""
     try:
-        from . import (  # noqa: F401 - what the probes' end waits for otherwise
-            binaries,
-            consistency,
-            inventory,
-            matrixdata,
-            redact,
-            render,
-            report,
-            rules,
-            smoke,
-            tickets,
-        )
+        from . import binaries, findings, inventory, redact, render, report  # noqa: F401
         from .smoke import outcome  # noqa: F401 - imported ahead, while the child runs
 
-        rules.all_rules()
-        matrixdata.load_or_empty()
         render.renderer(output_format)
         if output_format == "text":
             import rich.console  # noqa: F401
+        if decided_before:
+            return
+        from . import consistency, matrixdata, rules, tickets  # noqa: F401
+
+        rules.all_rules()
+        matrixdata.load_or_empty()
     except Exception:  # only a head start: the real imports below report any error
         pass
 
@@ -346,6 +381,13 @@ def collect(
     except BaseException:
         smoke.cancel()  # never leave the session running behind an error
         raise
+    finally:
+        from . import headstart
+
+        headstart.discard()  # a child the console started that this check did not need
+        for event in headstart.events:
+            log(event)
+        headstart.events.clear()
     log(f"probes finished in {probe_run.completed.duration_s:.3f} s")
     return target, probe_run.facts, None, smoke
 
@@ -400,16 +442,26 @@ def run_check(
             None,
             CheckError("bad-input", message),
         )
-    warm = threading.Thread(target=_warm_imports, args=(output_format,), daemon=True)
+    warm = _Warmup(options, output_format)
     started = time.perf_counter()
     try:
-        target, facts, saved, smoke = collect(options, runner=runner, log=log, on_start=warm.start)
+        target, facts, saved, smoke = collect(
+            options, runner=runner, log=log, on_start=warm.thread.start
+        )
     except Exception as exc:
         return _failed(options, exc)
     try:
-        if warm.is_alive():
-            warm.join()
-        return _diagnose(options, target, facts, saved, smoke, log, started)
+        fingerprint = warm.wait()
+        to_remember = None
+        if warm.memo_applies() and saved is None and smoke is not None:
+            from . import memo
+
+            remembered = memo.check(options, target, facts, smoke, fingerprint, log)
+            if isinstance(remembered, CheckOutcome):
+                return remembered
+            facts, to_remember = remembered
+            smoke = None  # its "not run" is in the facts now
+        return _diagnose(options, target, facts, saved, smoke, log, started, to_remember)
     finally:
         if smoke is not None:
             smoke.cancel()  # does something only when the session was not finished
@@ -444,6 +496,7 @@ def _diagnose(
     smoke: _Smoke | None,
     log: Log,
     started: float,
+    to_remember: ToRemember | None = None,
 ) -> CheckOutcome:
     """Matrix -> rules -> resolver -> report -> redaction. What the smoke
     session cannot change is diagnosed while it still runs; then its result
@@ -478,6 +531,8 @@ def _diagnose(
     document["matrix"].update(releases=matrix.releases_source, notes=list(matrix.notes), **identity)
     if saved is not None:
         document["changes_since_report"] = changes(saved, document)
+    if to_remember is not None:
+        to_remember.remember(document, report, warnings, log)
     if options.redact:
         from .redact import redact_document
 
@@ -485,3 +540,7 @@ def _diagnose(
     else:
         document["redacted"] = False
     return CheckOutcome(document, report, None, tuple(warnings))
+
+
+def _option_text(path: Path | None) -> str | None:
+    return None if path is None else str(path)

@@ -49,6 +49,12 @@ class Redactor:
             key=len,
             reverse=True,
         )
+        # Each home as written, with / and with \ (a path copied across shells).
+        self._home_variants = [
+            variant
+            for home in self._homes
+            for variant in dict.fromkeys((home, home.replace("\\", "/"), home.replace("/", "\\")))
+        ]
         # A user name of 6+ characters is replaced wherever it appears, 3 to 5
         # characters wherever it stands between non-letters, in any case,
         # together with its Windows 8.3 short form (ZEDKOW~1); a shorter one
@@ -90,8 +96,8 @@ class Redactor:
         return cls(homes, users, hosts)
 
     def text(self, value: str) -> str:
-        for home in self._homes:
-            for variant in {home, home.replace("\\", "/"), home.replace("/", "\\")}:
+        for variant in self._home_variants:
+            if variant in value:
                 value = value.replace(variant, "~")
         lower = value.lower()
         # Hosts first: a host name often holds the user name (alice-laptop).

@@ -5,15 +5,17 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import exitcodes
 from .facts import Facts
 from .findings import Finding, Severity, SkippedCheck
-from .matrixdata import Matrix
 from .pipeline import envelope
-from .rules import Evaluation, Rule, all_rules, evaluate
 from .target import Target
+
+if TYPE_CHECKING:  # the rules and the matrix are imported when a report is built, not read
+    from .matrixdata import Matrix
+    from .rules import Evaluation, Rule
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,8 @@ def _after_smoke(registered: Rule) -> bool:
 
 def prepare(facts: Facts, matrix: Matrix) -> Prepared:
     """Diagnose what does not depend on the smoke session (``facts`` without it)."""
+    from .rules import all_rules, evaluate
+
     rules = all_rules()
     parts = tuple(
         None if _after_smoke(registered) else evaluate(facts, matrix, (registered,))
@@ -132,6 +136,8 @@ def prepare(facts: Facts, matrix: Matrix) -> Prepared:
 def _evaluate(facts: Facts, matrix: Matrix, prepared: Prepared | None) -> Evaluation:
     """``evaluate`` over every rule, taking the prepared rules' results as
     they are (same order, same sort: the same findings as one pass)."""
+    from .rules import Evaluation, all_rules, evaluate
+
     if prepared is None or prepared.rules != all_rules():
         return evaluate(facts, matrix)
     findings: list[Finding] = []

@@ -15,9 +15,12 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, Protocol
+from typing import IO, TYPE_CHECKING, Protocol
 
 from .containment import Containment, for_this_platform, kill_processes
+
+if TYPE_CHECKING:
+    from .headstart import EarlyChild
 
 DEFAULT_OUTPUT_CAP = 4 * 1024 * 1024
 # How long after the time limit ``run`` may take to kill, sweep and drain.
@@ -247,6 +250,21 @@ class SubprocessRunner:
             )
             return Started(self, None, args, containment, started, timeout, failed)
         return Started(self, proc, args, containment, started, timeout, None)
+
+    def adopt(self, early: EarlyChild, *, timeout: float) -> Started:
+        """A child the console's head start already started with exactly the
+        command line and environment this runner was asked for
+        (``headstart.claim`` checked that): contained and waited for as if
+        ``start`` had started it, its time limit counted from its real start."""
+        from .containment import note_started, spawning
+
+        containment = self.containment()
+        containment.resume(early.marker, early.started_wall)
+        with spawning:
+            note_started(early.proc.pid)
+        return Started(
+            self, early.proc, early.argv, containment, early.started_monotonic, timeout, None
+        )
 
     def _finish(
         self,

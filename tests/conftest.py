@@ -16,6 +16,10 @@ import pytest
 from helpers.wheels import make_venv, pip_install
 
 HERE = Path(__file__).resolve().parent
+# The decisions memo (qnndoctor/memo.py) would let one test's check answer
+# another's with the same facts, and writes to the user's cache: off for the
+# suite (inherited by every subprocess); tests/test_memo.py turns it on.
+os.environ["QNNDOCTOR_NO_MEMO"] = "1"
 # Loaded from the installed package: proves the schema ships in the wheel.
 SCHEMA = json.loads(
     resources.files("qnndoctor").joinpath("schema/report.schema.json").read_text("utf-8")

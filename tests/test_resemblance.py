@@ -119,3 +119,87 @@ def test_explain_shows_a_guess_as_a_guess(tmp_path: Path) -> None:
     assert "Most likely cause" not in shown
     assert "confidence low" in shown
     assert "resemblance: no catalogued message matched" in shown
+
+
+def test_a_failure_named_by_an_exception_class_or_in_prose_still_gets_a_guess(
+    tmp_path: Path,
+) -> None:
+    cat = _catalogue(tmp_path)
+    linux = from_items([Fact("os", "linux", "ticket")])
+    # No "error:", "failed", "unable to" ...: only the exception class, or prose naming the error.
+    for text in (
+        "OSError: libQnnHtpV73Skel.so skel library missing from ADSP_LIBRARY_PATH",
+        "I get the same error: skel library libQnnHtpV73Skel.so and ADSP_LIBRARY_PATH again",
+        "[ONNXRuntimeError] : 1 : FAIL : skel library libQnnHtpV73Skel.so on ADSP_LIBRARY_PATH",
+        "skel library libQnnHtpV73Skel.so is missing although ADSP_LIBRARY_PATH is set",
+        "the app is stuck: skel library libQnnHtpV73Skel.so, ADSP_LIBRARY_PATH=/dsp",
+    ):
+        assert diagnose(text, catalogue=cat, facts=linux).ids() == ["skel-missing"], text
+    # A JSON dump with an "error" key and a fail counter reports nothing going wrong.
+    healthy = '{"skel library": "libQnnHtpV73Skel.so", "ADSP_LIBRARY_PATH": "/dsp", "error": null, "fail": 0}'
+    assert diagnose(healthy, catalogue=cat, facts=linux).ids() == []
+
+
+def test_the_cause_text_counts_beside_title_and_examples(tmp_path: Path) -> None:
+    # The reporter's words are the maintainers' explanation, not the message.
+    vendor = {
+        "id": "vendor-libraries-first",
+        "title": "An older QNN runtime is loaded instead of the SDK's",
+        "patterns": [{"regex": "getQnnInterface FAILED", "weight": 9}],
+        "symptom_examples": ["Qnn getQnnInterface FAILED!"],
+        "cause": "Older copies in /vendor/lib64 come first on LD_LIBRARY_PATH, so the "
+        "loader picks them over the SDK's libraries.",
+    }
+    text = "error: the loader picks copies in vendor lib64 first (LD_LIBRARY_PATH)"
+    assert diagnose(text, catalogue=_catalogue(tmp_path, vendor)).ids() == [
+        "vendor-libraries-first"
+    ]
+
+
+WEAK = {
+    "id": "weak-load-failure",
+    "title": "Some library could not be loaded",
+    "patterns": [{"regex": "load failed", "weight": 3}],
+    "symptom_examples": ["load failed"],
+}
+
+
+def test_a_weak_match_gets_guesses_beside_it_but_never_behind_it(tmp_path: Path) -> None:
+    cat = _catalogue(tmp_path, WEAK, INTERFACE, SKEL)
+    linux = from_items([Fact("os", "linux", "ticket")])
+    text = "error: load failed: skel library libQnnHtpV73Skel.so is not on ADSP_LIBRARY_PATH"
+    result = diagnose(text, catalogue=cat, facts=linux)
+    assert result.ids() == ["weak-load-failure", "skel-missing"]
+    assert [c.raised_by for c in result.candidates] == ["pattern", "resemblance"]
+    assert result.candidates[1].score > result.candidates[0].score  # ranked by kind first
+    assert not result.verdict.tie
+    # A strong match leaves no room for guesses.
+    strong = diagnose(
+        "Unable to find a valid interface for x; skel library libQnnHtpV73Skel.so on ADSP_LIBRARY_PATH",
+        catalogue=cat,
+        facts=linux,
+    )
+    assert strong.ids() == ["interface-too-old"]
+    out = io.StringIO()
+    render_text(result.to_json(), out)
+    assert "[skel-missing, score" in out.getvalue()
+    assert "(a guess: its symptoms resemble the text)" in out.getvalue()
+
+
+def test_words_on_the_failing_line_count_more_than_the_environment_lines(tmp_path: Path) -> None:
+    # Equally rare words, equally sized entries: only where the words stand differs.
+    on_env = {
+        "id": "a-environment-words",
+        "title": "Quebec romeo broke",
+        "patterns": [{"regex": "unrelated exact message one", "weight": 9}],
+        "symptom_examples": ["quebec romeo"],
+    }
+    on_error = {
+        "id": "z-error-line-words",
+        "title": "Xray yankee broke",
+        "patterns": [{"regex": "unrelated exact message two", "weight": 9}],
+        "symptom_examples": ["xray yankee"],
+    }
+    text = "machine: quebec romeo\n\n\nerror: xray yankee"
+    result = diagnose(text, catalogue=_catalogue(tmp_path, on_env, on_error))
+    assert result.ids() == ["z-error-line-words", "a-environment-words"]

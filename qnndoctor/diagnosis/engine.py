@@ -28,6 +28,7 @@ EXIT_CODE_WEIGHT = 3
 EXCEPTION_WEIGHT = 2
 FACT_WEIGHT = 3
 CLOSE_MARGIN = 4  # a runner-up this close gets "why the first one won"
+WEAK_SCORE = 7  # a best match scoring below this (under "medium") gets guesses beside it
 RESEMBLANCE_SCALE = 2  # a guess's score: its similarity, doubled and rounded
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 MAX_LINE = 4000
@@ -247,16 +248,23 @@ def score(
             candidates.append(result)
         elif isinstance(result, Excluded):
             excluded.append(result)
-    if not candidates and resemblance:
-        # Nothing matched: offer what the text resembles, as a guess (facts still judge).
+    if resemblance and max((c.score for c in candidates), default=0) < WEAK_SCORE:
+        # Nothing (or only something weak) matched: offer what the text resembles,
+        # as a guess (facts still judge).
+        raised = {c.signature.id for c in candidates}
         for similar in resemble(active, catalogue.signatures):
+            if similar.signature.id in raised:
+                continue
             result = _score(similar.signature, "", None, exception_type, facts, similar)
             if isinstance(result, Candidate):
                 candidates.append(result)
             elif isinstance(result, Excluded):
                 excluded.append(result)
-    # id only makes the order of true ties reproducible; a true tie is flagged.
-    candidates.sort(key=lambda c: (*(-k for k in c.rank_key()), c.signature.id))
+    # A guess never outranks a matched message. id only makes the order of
+    # true ties reproducible; a true tie is flagged.
+    candidates.sort(
+        key=lambda c: (c.raised_by == "resemblance", *(-k for k in c.rank_key()), c.signature.id)
+    )
     tie = len(candidates) > 1 and candidates[0].rank_key() == candidates[1].rank_key()
     why: tuple[str, ...] = ()
     if (

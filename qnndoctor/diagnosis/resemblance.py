@@ -4,19 +4,23 @@ catalogued error message matched it.
 Users often paste prose ("the NPU is never used"), a message worded a little
 differently from the one a pattern expects, or a message from a neighbouring
 tool. Patterns miss those, and "no known cause" helps nobody. This module
-compares the distinctive words of the text with each entry's title and real
-symptom examples (TF-IDF over the catalogue: a word that many entries share
-counts little), and offers at most a few entries that share enough rare words.
+compares the distinctive words of the text with each entry's title, real
+symptom examples and cause (TF-IDF over the catalogue: a word that many
+entries share counts little), and offers at most a few entries that share
+enough rare words. The choices were measured by leave-one-out on the
+development reports (bench/bench_generalisation.py, docs/diagnosis.md).
 
 A resemblance is a guess and is always shown as one: its candidates carry
 ``raised_by == "resemblance"``, the words they share, and low confidence; the
 facts still confirm or exclude them as they do for matched patterns. It only
-runs when no pattern raised anything and the text reads like a failure, so a
-healthy log stays without candidates.
+runs when no pattern raised anything strong and the text reads like a failure, so a
+healthy log stays without candidates; beside a weak match (engine.WEAK_SCORE)
+it adds guesses that rank after every matched candidate.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections import Counter
@@ -24,11 +28,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .catalogue import Signature
-from .prefilter import search
 
 MIN_SIMILARITY = 1.0  # below this, the shared words are coincidence (see docs/diagnosis.md)
 MIN_SHARED = 2  # one shared word is never a resemblance
 MAX_OFFERED = 3
+# Words on a line that reads like a failure (or one line either side) count 1.5 times.
+FAILURE_LINE_BOOST = 1.5
+FAILURE_LINE_REACH = 1
+CAUSE_WEIGHT = 1.0  # the cause's words count as much as the title's (0.5 and 1.5 measured worse)
 SHOWN_TERMS = 5
 
 # Words that appear in nearly every report about this stack, or in any prose:
@@ -49,15 +56,38 @@ _TOKEN = re.compile(r"[a-z][a-z0-9_]{2,}|\d{3,}")
 # Separators may come doubled (a path quoted inside JSON: C:\\\\Users\\\\...).
 _PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/]+[^\\/\s\"'<>|:,]+)+[\\/]*")
 # A text that reads like a failure (after harmless lines are removed).
+# Every alternative starts at a word boundary (or at a "["): one leading \b lets
+# the scan skip the inside of words cheaply, which matters on long healthy logs.
 FAILURE_WORDS = re.compile(
-    r"\b(?:error|exception|fatal)\b\s*[:\]!]|\[(?:e|error)\]|traceback \(most recent"
-    r"|\bfail(?:s|ed|ure)?\b(?!\s*[\"']?\s*[:=])|\bcrash(?:es|ed)?\b|\babort(?:ed)?\b"
-    r"|segmentation fault|\bcannot\b|\bcan't\b|\bcould ?n[o']t\b|\bunable to\b"
-    r"|\bnot (?:found|supported|working|recognized|available|(?:being )?used)\b"
-    r"|\bdo(?:es)?n[o']t work|\bdo(?:es)? not work|\b(?:falls|fell|falling) back\b"
-    r"|\bslower\b|\bhangs?\b|\bkilled\b|\bexit(?:ed)? (?:with )?(?:code|status)\s*-?[1-9]",
+    r"\b(?:"
+    r"(?:error|exception|fatal)\b\s*[:\]!]|traceback \(most recent"
+    r"|fail(?:s|ed|ure)?\b(?!\s*[\"']?\s*[:=])|crash(?:es|ed)?\b|abort(?:ed)?\b"
+    r"|segmentation fault|cannot\b|can't\b|could ?n[o']t\b|unable to\b"
+    r"|not (?:found|supported|working|recognized|available|(?:being )?used)\b"
+    r"|do(?:es)?n[o']t work|do(?:es)? not work|(?:falls|fell|falling) back\b"
+    r"|slower\b|hangs?\b|killed\b|exit(?:ed)? (?:with )?(?:code|status)\s*-?[1-9]"
+    # An error named in prose ("throws a 5005 error", "error code: 1100", "this error"),
+    # and the ways users say a setting had no effect or something went missing.
+    r"|(?:an|the|this|that|same|following|above|below|another|\d{3,})\s+(?:\w+\s+)?errors?\b"
+    r"|error\s+(?:code|occurs?|occurred|when|while|during|creating|loading|message|happens)\b"
+    r"|thr(?:ows?|own|ew)\b|invalid\b|unsupported\b"
+    r"|not (?:effective|shown|showing|listed|detected|loaded)\b|never (?:shows?|appears?|listed|used)\b"
+    r"|(?:is|are|gets?|being) ignored\b|no module named\b|regression\b|disappear(?:s|ed)?\b"
+    r"|unexpected\b|wrong\b|incompatible\b|missing\b|no longer\b|(?:stuck|freez(?:es|ing)|froze|hung)\b"
+    r"|(?:does|did|do)(?:n[o']t| not) (?:show|appear|detect|find|load|run|use|start|exist)\b"
+    r"|returns? (?:zero|nothing|none|an empty)\b"
+    # ORT's own error markers and [E] / [ERROR] tags.
+    r")|\[(?:e\]|error\]|E:onnxruntime|ONNXRuntimeError\])",
     re.IGNORECASE,
 )
+# A Python exception (ModuleNotFoundError: ..., RuntimeError: ...) or ORT's "FAIL :" status:
+# case matters here (a JSON key "error": or a counter "fail: 0" is no failure).
+_RAISED = re.compile(r"\b[A-Za-z_]*(?:Error|Exception)\s*:|\bFAIL\s*:")
+
+
+def reads_like_failure(text: str) -> bool:
+    """Whether ``text`` (without its harmless lines) reports something going wrong."""
+    return bool(FAILURE_WORDS.search(text) or _RAISED.search(text))
 
 
 def _basename(match: re.Match[str]) -> str:
@@ -85,31 +115,58 @@ class Resemblance:
         )
 
 
-def _documents(signatures: Iterable[Signature]) -> dict[str, tuple[Signature, frozenset[str]]]:
-    return {s.id: (s, terms("\n".join((s.title, *s.examples)))) for s in signatures}
+def _documents(signatures: Iterable[Signature]) -> dict[str, tuple[Signature, dict[str, float]]]:
+    """Each entry's words, weighted by where they stand: its title and real
+    symptom examples, and its cause (the maintainers' explanation: a new
+    reporter often describes the mechanism, not the message) at CAUSE_WEIGHT."""
+    documents: dict[str, tuple[Signature, dict[str, float]]] = {}
+    for s in signatures:
+        words = dict.fromkeys(terms(s.cause), CAUSE_WEIGHT) if CAUSE_WEIGHT else {}
+        words.update(dict.fromkeys(terms("\n".join((s.title, *s.examples))), 1.0))
+        documents[s.id] = (s, words)
+    return documents
+
+
+def _failure_terms(text: str) -> frozenset[str]:
+    """The words on the lines that say what went wrong, and on their neighbours:
+    the error line names the cause more often than the environment lines do."""
+    starts = [0, *(m.end() for m in re.finditer("\n", text))]
+    hot = {
+        bisect.bisect_right(starts, m.start()) - 1
+        for rx in (FAILURE_WORDS, _RAISED)
+        for m in rx.finditer(text)
+    }
+    near = {j for i in hot for j in range(i - FAILURE_LINE_REACH, i + FAILURE_LINE_REACH + 1)}
+    lines = text.split("\n")
+    return terms("\n".join(lines[i] for i in sorted(near) if 0 <= i < len(lines)))
 
 
 def resemble(text: str, signatures: tuple[Signature, ...]) -> tuple[Resemblance, ...]:
     """The entries ``text`` resembles most, best first (at most a few).
     ``text`` should already be free of harmless lines."""
-    if not search(FAILURE_WORDS, text):  # FAILURE_WORDS.search(text), pre-filtered
+    if not reads_like_failure(text):
         return ()
     query = terms(text)
     if not query:
         return ()
+    on_failure = _failure_terms(text)
     documents = _documents(signatures)
     frequency = Counter(t for _, words in documents.values() for t in words)
     idf = {t: math.log(len(documents) / n) for t, n in frequency.items()}
     found: list[Resemblance] = []
     for signature, words in documents.values():
-        shared = query & words
-        if len(shared) < MIN_SHARED or not words:
+        shared = query & words.keys()
+        if len(shared) < MIN_SHARED:
             continue
         # Shared rarity, normalised by the size of the entry's vocabulary so
         # that an entry with many examples is not favoured for being long.
-        similarity = sum(idf[t] for t in shared) / math.sqrt(sum(idf[t] for t in words))
-        if similarity >= MIN_SIMILARITY:
-            ranked = tuple(sorted(shared, key=lambda t: (-idf[t], t)))
-            found.append(Resemblance(signature, similarity, ranked))
+        norm = math.sqrt(sum(idf[t] * w for t, w in words.items()))
+        if not norm or sum(idf[t] * words[t] for t in shared) / norm < MIN_SIMILARITY:
+            continue  # the threshold weighs all words alike: the boost only reorders
+        similarity = sum(
+            idf[t] * words[t] * (FAILURE_LINE_BOOST if t in on_failure else 1) for t in shared
+        ) / norm
+        ranked = tuple(sorted(shared, key=lambda t: (-idf[t] * words[t], t)))
+        found.append(Resemblance(signature, similarity, ranked))
     found.sort(key=lambda r: (-r.similarity, r.signature.id))
     return tuple(found[:MAX_OFFERED])

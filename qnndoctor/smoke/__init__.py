@@ -8,11 +8,11 @@ capped output) and classifies whatever happens, crash and hang included.
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import headstart
 from ..runner import Completed, Runner, Started, SubprocessRunner
 from ..target import Target
 
@@ -20,43 +20,31 @@ if TYPE_CHECKING:  # the outcome half (smoke/outcome.py) is imported only once a
     from ..facts import Facts
     from .outcome import SmokeResult
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(headstart.SMOKE_DIR)
 MODEL = HERE / "qdq_add.onnx"
 EXPECTED = HERE / "qdq_add.expected.json"
 CHILD = HERE / "child.py"
-# Runs child.py as ``python child.py`` would (its folder first on sys.path,
-# nothing else added), but imported, so the bytecode compiled at install
-# time is used instead of compiling the script on every start.
-CHILD_BOOTSTRAP = (
-    "import os, sys\n"
-    "sys.path[0] = os.path.dirname(sys.argv[1])\n"
-    "import child\n"
-    "sys.exit(child.main(sys.argv[2:]))\n"
-)
+CHILD_BOOTSTRAP = headstart.SMOKE_BOOTSTRAP  # built in headstart.py, the console's head start
 
 
 def smoke_argv(target: Target, backend: str) -> list[str]:
-    return [
-        target.python,
-        "-B",
-        "-c",
-        CHILD_BOOTSTRAP,
-        str(CHILD),
-        str(MODEL),
-        str(EXPECTED),
-        backend,
-    ]
+    return headstart.smoke_argv(target.python, backend)
 
 
 def _child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    for variable in ("PYTHONINSPECT", "PYTHONSTARTUP"):
-        env.pop(variable, None)
-    # numpy (which onnxruntime imports) starts one OpenBLAS thread per core at
-    # import; the session never calls BLAS, so those threads only take CPU
-    # from the probes running beside it. A user's own setting is kept.
-    env.setdefault("OPENBLAS_NUM_THREADS", "1")
-    return env
+    return headstart.smoke_env()
+
+
+class _EarlyFolder:
+    """The working folder the head start made for the child it started."""
+
+    def __init__(self, path: str) -> None:
+        self.name = path
+
+    def cleanup(self) -> None:
+        import shutil
+
+        shutil.rmtree(self.name, ignore_errors=True)
 
 
 class PendingSmoke:
@@ -66,7 +54,7 @@ class PendingSmoke:
         self,
         backend: str,
         timeout: float,
-        cwd: tempfile.TemporaryDirectory[str] | None,
+        cwd: tempfile.TemporaryDirectory[str] | _EarlyFolder | None,
         started: Started | None = None,
         completed: Completed | None = None,
     ) -> None:
@@ -97,10 +85,15 @@ def start_smoke(
     another runner runs it to the end here). Never raises for anything the
     child does."""
     runner = runner or SubprocessRunner()
+    argv, env = smoke_argv(target, backend), _child_env()
+    if isinstance(runner, SubprocessRunner):
+        early = headstart.claim("smoke", argv, env)
+        if early is not None and early.cwd is not None:
+            started = runner.adopt(early, timeout=timeout)
+            return PendingSmoke(backend, timeout, _EarlyFolder(early.cwd), started=started)
     # A neutral working directory: a stray ./onnxruntime folder must not be
     # what the session imports (the probes report that case separately).
     cwd = tempfile.TemporaryDirectory(prefix="qnndoctor-smoke-")
-    argv, env = smoke_argv(target, backend), _child_env()
     try:
         if isinstance(runner, SubprocessRunner):
             started = runner.start(argv, timeout=timeout, env=env, cwd=cwd.name)

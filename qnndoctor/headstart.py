@@ -1,0 +1,319 @@
+"""A head start for the children of a plain ``qnndoctor check``.
+
+Most of a check's time is the smoke session in the target, and the probe
+program beside it; neither needs anything from qnndoctor's own modules to
+start, yet those take tens of milliseconds to import. So the console entry
+calls :func:`begin` before it imports anything else: when the command line
+plainly asks for a check of this very interpreter, both children start at
+once. The pipeline later *claims* a child only if it is exactly the one it
+would start itself (the same argv and environment); anything else is ended
+unused (:func:`discard`). A guess that turns out wrong costs a wasted start,
+never a different result.
+
+This module imports only ``os`` and ``sys`` at load time, and it is the one
+place that builds the two children's command lines and environments, so the
+guess and the pipeline cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
+    from collections.abc import Mapping, Sequence
+
+PACKAGE_DIR = os.path.dirname(os.path.realpath(__file__))
+SMOKE_DIR = os.path.join(PACKAGE_DIR, "smoke")
+MARKER_VARIABLE = "QNNDOCTOR_CONTAINMENT"  # containment.py's marker (it imports it from here)
+
+# Runs child.py as ``python child.py`` would (its folder first on sys.path,
+# nothing else added), but imported, so the bytecode compiled at install
+# time is used instead of compiling the script on every start.
+SMOKE_BOOTSTRAP = (
+    "import os, sys\n"
+    "sys.path[0] = os.path.dirname(sys.argv[1])\n"
+    "import child\n"
+    "sys.exit(child.main(sys.argv[2:]))\n"
+)
+
+# Loads the probes under a private package name straight from their folder:
+# nothing is added to the target's sys.path, so what the probes see of
+# sys.path is exactly what the target's own code sees. (importlib.machinery
+# is built in; importlib.util would cost the target a few ms of imports.)
+PROBE_BOOTSTRAP = (
+    "import os, sys, types, importlib.machinery as m\n"
+    "d = sys.argv[1]\n"
+    "n = '_qnndoctor_probes'\n"
+    "f = os.path.join(d, '__init__.py')\n"
+    "l = m.SourceFileLoader(n, f)\n"
+    "s = m.ModuleSpec(n, l, origin=f, is_package=True)\n"
+    "s.submodule_search_locations = [d]\n"
+    "p = types.ModuleType(n)\n"
+    "p.__spec__, p.__loader__, p.__file__, p.__path__, p.__package__ = s, l, f, [d], n\n"
+    "sys.modules[n] = p\n"
+    "l.exec_module(p)\n"
+    "sys.exit(p.main(sys.argv[2:]))\n"
+)
+
+# Each probe gets this share of the probe program's time limit (see probes.run_all).
+PROBE_SHARE = 1 / 3
+DEFAULT_TIMEOUT = 60.0  # the probe program's time limit (check --timeout)
+DEFAULT_BACKEND = "htp"
+
+
+def smoke_argv(python: str, backend: str) -> list[str]:
+    return [
+        python,
+        "-B",
+        "-c",
+        SMOKE_BOOTSTRAP,
+        os.path.join(SMOKE_DIR, "child.py"),
+        os.path.join(SMOKE_DIR, "qdq_add.onnx"),
+        os.path.join(SMOKE_DIR, "qdq_add.expected.json"),
+        backend,
+    ]
+
+
+def smoke_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ if base is None else base)
+    for variable in ("PYTHONINSPECT", "PYTHONSTARTUP"):
+        env.pop(variable, None)
+    # numpy (which onnxruntime imports) starts one OpenBLAS thread per core at
+    # import; the session never calls BLAS, so those threads only take CPU
+    # from the probes running beside it. A user's own setting is kept.
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
+    return env
+
+
+def probe_argv(
+    python: str,
+    probes_dir: str,
+    *,
+    deep: bool = False,
+    model: str | None = None,
+    probe_timeout: float | None = None,
+) -> list[str]:
+    argv = [python, "-B", "-c", PROBE_BOOTSTRAP, probes_dir]
+    if probe_timeout is not None:
+        argv.append(f"--probe-timeout={probe_timeout:g}")
+    if deep:
+        argv.append("--deep")
+    if model:
+        argv.append(f"--model={model}")
+    return argv
+
+
+def probe_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ if base is None else base)
+    # Would turn the child interactive or change what it reports about itself.
+    for variable in ("PYTHONINSPECT", "PYTHONSTARTUP", "PYTHONDONTWRITEBYTECODE"):
+        env.pop(variable, None)
+    return env
+
+
+class EarlyChild:
+    """A child started by :func:`begin`, waiting to be claimed."""
+
+    def __init__(
+        self,
+        kind: str,
+        argv: tuple[str, ...],
+        env: dict[str, str],
+        proc: subprocess.Popen[bytes],
+        marker: str,
+        started_wall: float,
+        started_monotonic: float,
+        cwd: str | None,
+    ) -> None:
+        self.kind, self.argv, self.env, self.proc = kind, argv, env, proc
+        self.marker, self.started_wall = marker, started_wall
+        self.started_monotonic, self.cwd = started_monotonic, cwd
+
+
+_waiting: dict[str, EarlyChild] = {}
+# What begin() did, for `check --verbose` (the log does not exist yet then).
+events: list[str] = []
+
+
+# check's and report's options that change nothing about the children, and
+# those of them that take a value.
+_NEUTRAL_FLAGS = frozenset(("--json", "--quiet", "-q", "--verbose", "-v", "--no-redact"))
+_NEUTRAL_VALUED = frozenset(
+    ("--fail-on", "--format", "--output", "-o", "--smoke-timeout", "--matrix")
+)
+
+
+def plan(argv: Sequence[str]) -> list[tuple[str, list[str], dict[str, str]]]:
+    """The children ``qnndoctor <argv>`` will start, when that is plain from
+    the command line alone: (kind, argv, env) each; [] when in doubt."""
+    if not argv or argv[0] not in ("check", "report"):
+        return []
+    backend, timeout, smoke, deep = DEFAULT_BACKEND, DEFAULT_TIMEOUT, True, False
+    python: str | None = sys.executable
+    words = list(argv[1:])
+    while words:
+        name, has_value, value = words.pop(0).partition("=")
+        takes_value = name in ("--backend", "--timeout", "--python") or name in _NEUTRAL_VALUED
+        if takes_value and not has_value:
+            if not words:
+                return []
+            value = words.pop(0)
+        if name == "--backend":
+            backend = value
+        elif name == "--python":
+            python = _interpreter(value)
+        elif name == "--timeout":
+            try:
+                timeout = float(value)
+            except ValueError:
+                return []
+        elif name == "--no-smoke" and not has_value:
+            smoke = False
+        elif name == "--deep" and not has_value:
+            deep = True
+        elif not (name in _NEUTRAL_VALUED or (name in _NEUTRAL_FLAGS and not has_value)):
+            return []  # another target, a saved report, --help, an option not known here
+    probes = _probes_dir()
+    if not python or probes is None:
+        return []
+    children = []
+    if smoke:
+        children.append(("smoke", smoke_argv(python, backend), smoke_env()))
+    probe = probe_argv(python, probes, deep=deep, probe_timeout=timeout * PROBE_SHARE)
+    children.append(("probe", probe, probe_env()))
+    return children
+
+
+def _interpreter(spec: str) -> str | None:
+    """What ``target.resolve`` makes of ``--python SPEC`` in its two plain
+    cases, an interpreter file or an environment folder (None otherwise:
+    "auto", a name on PATH, a path that does not exist)."""
+    if spec == "auto" or not (os.sep in spec or (os.altsep and os.altsep in spec)):
+        return None
+    path = os.path.expanduser(spec)
+    path = path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
+    if os.path.isdir(path):
+        for candidate in ("bin/python", "bin/python3", "Scripts/python.exe", "python.exe"):
+            found = os.path.join(path.rstrip("/\\"), *candidate.split("/"))
+            if os.path.isfile(found):
+                return found
+        return None
+    return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
+
+
+def _probes_dir() -> str | None:
+    """``_layout.package_dir("probes")`` for the two layouts it can tell
+    without importing anything: the wheel's, and a source checkout's (None
+    otherwise: the pipeline then starts the probe program itself)."""
+    for folder in (PACKAGE_DIR, os.path.dirname(PACKAGE_DIR)):
+        probes = os.path.join(folder, "probes")
+        if os.path.isfile(os.path.join(probes, "__init__.py")):
+            return probes
+    return None
+
+
+def begin(argv: Sequence[str]) -> None:
+    """Start the children of this command line now, if it is plain enough.
+    Never raises: a failed head start is only a slower start."""
+    try:
+        planned = plan(argv)
+        if planned and any(kind == "smoke" for kind, _, _ in planned):
+            _become_subreaper()
+        for kind, child_argv, env in planned:
+            # The smoke child gets a neutral working folder (see smoke.start_smoke).
+            start_early(kind, child_argv, env, own_folder=kind == "smoke")
+    except Exception as exc:  # recorded; the pipeline starts the children itself
+        events.append(f"head start abandoned: {type(exc).__name__}: {exc}")
+        discard()
+
+
+def start_early(
+    kind: str, argv: Sequence[str], env: Mapping[str, str], *, own_folder: bool
+) -> None:
+    """Start one child to be claimed later (``own_folder``: in a new temporary
+    working folder, removed when the child is done with)."""
+    import subprocess
+    import time
+
+    if kind in _waiting:  # one child of a kind: an earlier one is not wanted any more
+        _end(_waiting.pop(kind))
+    cwd = None
+    if own_folder:
+        import tempfile
+
+        cwd = tempfile.mkdtemp(prefix="qnndoctor-smoke-")
+    marker = os.urandom(16).hex()
+    started_wall, started_monotonic = time.time(), time.monotonic()
+    posix = sys.platform != "win32"
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**env, MARKER_VARIABLE: marker},
+            cwd=cwd,
+            start_new_session=posix,
+            creationflags=0 if posix else getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
+        )
+    except BaseException:
+        if cwd is not None:
+            import shutil
+
+            shutil.rmtree(cwd, ignore_errors=True)
+        raise
+    _waiting[kind] = EarlyChild(
+        kind, tuple(argv), dict(env), proc, marker, started_wall, started_monotonic, cwd
+    )
+    events.append(f"head start: {kind} child started (pid {proc.pid})")
+
+
+def _become_subreaper() -> None:
+    """Linux: adopt the session's orphans from before it starts (see
+    containment.become_subreaper; the console command owns its process)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
+
+
+def claim(kind: str, argv: Sequence[str], env: Mapping[str, str]) -> EarlyChild | None:
+    """The waiting child of this kind if it is exactly this command line and
+    environment; a waiting child that is not is ended here."""
+    early = _waiting.pop(kind, None)
+    if early is None:
+        return None
+    # A child that already ended is claimed too: what it wrote waits in its pipes.
+    if early.argv == tuple(argv) and early.env == dict(env):
+        events.append(f"head start: {kind} child claimed")
+        return early
+    events.append(f"head start: {kind} child was not the one needed; ended")
+    _end(early)
+    return None
+
+
+def discard() -> None:
+    """End every child nobody claimed (the command turned out to need others)."""
+    while _waiting:
+        _end(_waiting.popitem()[1])
+
+
+def _end(early: EarlyChild) -> None:
+    import shutil
+
+    proc = early.proc
+    try:
+        if sys.platform != "win32":
+            import signal
+
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+    except OSError as exc:  # already gone
+        events.append(f"head start: ending pid {proc.pid}: {exc}")
+    proc.communicate()
+    if early.cwd is not None:
+        shutil.rmtree(early.cwd, ignore_errors=True)
