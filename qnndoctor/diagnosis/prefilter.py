@@ -6,13 +6,14 @@ regexes over megabytes take seconds, although almost none of them can match.
 Most regexes need some literal text to match (``Failed to finalize`` needs
 ``failed to finalize``; an alternation needs one of its branches' words). We
 read those required literals from the regex's own parse tree and look for them
-first with ``str.find`` on a case-folded copy of the text. When none occurs,
-the regex cannot match and is not run; when one does, the search starts a
-bounded distance before the first occurrence (only for regexes of bounded
-width). Either way the answer is the regex's own: the same match or none.
+first in a case-folded copy of the text. When they do not occur, the regex
+cannot match and is not run; when the literals a match must begin with occur,
+the regex is only tried where they do (``regex.match`` there, in order: the
+first hit is the leftmost match). Either way the answer is the regex's own:
+the same match or none. Per-line regexes get the same through ``LineGate``.
 
 The literal test is a necessary condition only, so every doubt (an unknown
-node, a non-ASCII literal, an unbounded width) keeps the full regex search.
+node, a non-ASCII literal, a backreference) keeps the plain regex search.
 """
 
 from __future__ import annotations
@@ -280,7 +281,8 @@ def plan(regex: re.Pattern[str], source: str = "") -> Plan:
     if starts is not None and not all(starts):
         starts = None
     branches: tuple[Plan, ...] = ()
-    if starts is None and not _BACKREFERENCE.search(regex.pattern):
+    plain_alternation = not (regex.flags & re.VERBOSE or _BACKREFERENCE.search(regex.pattern))
+    if starts is None and plain_alternation:
         texts = _top_level_branches(regex.pattern)
         if len(texts) > 1:
             try:
@@ -290,8 +292,9 @@ def plan(regex: re.Pattern[str], source: str = "") -> Plan:
     return Plan(regex, _drop_empty(requirement), starts, "", branches)
 
 
-# \\1, (?P=name), (?(1)...): a branch alone would not mean what it means in the whole.
-_BACKREFERENCE = re.compile(r"\\[1-9]|\(\?P=|\(\?\(")
+# \\1, (?P=name), (?(1)...): a branch alone would not mean what it means in the
+# whole; (?#...) may hold a "(" or "|" that the splitter would count.
+_BACKREFERENCE = re.compile(r"\\[1-9]|\(\?P=|\(\?\(|\(\?#")
 
 
 def _top_level_branches(pattern: str) -> list[str]:
