@@ -37,8 +37,9 @@ def add_wheels_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def timed(argv: list[str], env: dict[str, str] | None = None) -> float:
-    """Wall time of one run, output discarded (``env``: variables to add)."""
+def timed(argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> float:
+    """Wall time of one run, output discarded (``env``: variables to add;
+    ``cwd``: where to run)."""
     started = time.perf_counter()
     subprocess.run(
         argv,
@@ -46,15 +47,18 @@ def timed(argv: list[str], env: dict[str, str] | None = None) -> float:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         env={**os.environ, **env} if env else None,
+        cwd=cwd,
     )
     return time.perf_counter() - started
 
 
-def timed_with_cpu(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+def timed_with_cpu(
+    argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None
+) -> tuple[float, float]:
     """Wall time and CPU time (user + sys of the whole waited-for process
     tree) of one run, output discarded."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    wall = timed(argv, env)
+    wall = timed(argv, env, cwd)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu

@@ -82,25 +82,31 @@ def find_soc(text: str, socs: Sequence[Soc]) -> Soc:
     return found[0]
 
 
+_NOT_ALNUM = bytes(b for b in range(128) if not chr(b).isdigit() and not "a" <= chr(b) <= "z")
+
+
 def mentioned_soc(text: str, socs: Sequence[Soc]) -> tuple[Soc, str] | None:
     """The SoC a free text (a pasted log) mentions somewhere, and the name it
     used: a part number first, then the longest marketing name."""
-    squashed = re.sub(r"[^a-z0-9]", "", text.lower())
+    from .diagnosis.prefilter import Literals, fold, search  # (diagnosis imports this module)
+
+    # text.lower() without anything but a-z and 0-9 (bytes.translate: fast on a big log)
+    squashed = text.lower().encode("ascii", "ignore").translate(None, _NOT_ALNUM)
+    literals = Literals(fold(text))
     best: tuple[int, Soc, str] | None = None
     for soc in socs:
         for name in (soc.part, *soc.aliases):
             token = re.sub(r"[^a-z0-9]", "", name.lower())
             if (
                 len(token) >= 5
-                and token in squashed
+                and token.encode("ascii", "ignore") in squashed
                 and (best is None or best[0] < 1000 + len(token))
             ):
                 best = (1000 + len(token), soc, name)
         for name in soc.marketing_names:
             words = re.escape(name).replace(r"\ ", r"[\s\-]*")
-            if re.search(rf"(?<![\w]){words}(?![\w+])", text, re.IGNORECASE) and (
-                best is None or best[0] < len(name)
-            ):
+            regex = re.compile(rf"(?<![\w]){words}(?![\w+])", re.IGNORECASE)
+            if search(regex, text, literals) and (best is None or best[0] < len(name)):
                 best = (len(name), soc, name)
     return None if best is None else (best[1], best[2])
 

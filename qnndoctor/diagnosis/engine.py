@@ -18,6 +18,7 @@ from typing import Any
 
 from .catalogue import Catalogue, Condition, HarmlessLine, Signature, normalize_exit_code
 from .facts import DiagnosisFacts
+from .prefilter import LineGate, Literals, fold, search
 from .resemblance import Resemblance, resemble
 
 MIN_SPECIFICITY = 3  # generic words alone (weight 1-2) never raise a candidate
@@ -88,6 +89,8 @@ class Verdict:
 
 
 def clean_lines(text: str) -> list[str]:
+    if "\x1b" not in text:  # no colour codes to remove (the common case: skip the regex)
+        return [line[:MAX_LINE] for line in text.splitlines()]
     return [_ANSI.sub("", line)[:MAX_LINE] for line in text.splitlines()]
 
 
@@ -95,16 +98,19 @@ def split_harmless(
     lines: list[str], harmless: Iterable[HarmlessLine]
 ) -> tuple[str, tuple[tuple[int, str], ...]]:
     """The text without known-harmless lines, and which lines were dropped."""
-    kept: list[str] = []
-    dropped: list[tuple[int, str]] = []
     rules = tuple(harmless)
-    for number, line in enumerate(lines, 1):
-        hit = next((h.id for h in rules if h.regex.search(line)), None)
-        if hit is None:
-            kept.append(line)
-        else:
-            dropped.append((number, hit))
-    return "\n".join(kept), tuple(dropped)
+    gate = LineGate(lines, [h.regex for h in rules])  # which rule may match which line
+    # Rule by rule, each only on the lines that hold its literals; a line goes
+    # to the first rule (in catalogue order) that matches it.
+    hits: dict[int, str] = {}
+    for rule in rules:
+        candidates = gate.lines_for((rule.regex,))
+        for index in range(len(lines)) if candidates is None else sorted(candidates):
+            if index not in hits and rule.regex.search(lines[index]):
+                hits[index] = rule.id
+    kept = [line for index, line in enumerate(lines) if index not in hits]
+    dropped = tuple((index + 1, hits[index]) for index in sorted(hits))
+    return "\n".join(kept), dropped
 
 
 def _judge(condition: Condition, facts: DiagnosisFacts) -> tuple[bool | None, str]:
@@ -123,8 +129,12 @@ def _score(
     exception_type: str | None,
     facts: DiagnosisFacts,
     resemblance: Resemblance | None = None,
+    literals: Literals | None = None,
 ) -> Candidate | Excluded | None:
-    found = [(p, m) for p in signature.patterns if (m := p.regex.search(text))]
+    # Each pattern's own search, skipped when its literals are not in the text
+    # (``literals``: of ``text``, shared by all signatures).
+    literals = Literals(fold(text)) if literals is None else literals
+    found = [(p, m) for p in signature.patterns if (m := search(p.regex, text, literals, p.source))]
     raising = sorted(((p, m) for p, m in found if not p.context), key=lambda pm: -pm[0].weight)
     by_text = bool(raising) and raising[0][0].weight >= MIN_SPECIFICITY
     by_code = exit_code is not None and exit_code in signature.exit_codes
@@ -231,8 +241,9 @@ def score(
     code = None if exit_code is None else normalize_exit_code(exit_code)
     candidates: list[Candidate] = []
     excluded: list[Excluded] = []
+    literals = Literals(fold(active))
     for signature in catalogue.signatures:
-        result = _score(signature, active, code, exception_type, facts)
+        result = _score(signature, active, code, exception_type, facts, None, literals)
         if isinstance(result, Candidate):
             candidates.append(result)
         elif isinstance(result, Excluded):

@@ -16,6 +16,7 @@ from typing import Any
 from ..matrixdata import Soc
 from ..socs import mentioned_soc
 from .facts import DiagnosisFacts, Fact, from_items, soc_name
+from .prefilter import Allow, LineGate
 
 _VERSION = r"(\d+\.\d+(?:\.\d+)?(?:\.?(?:dev|rc|post|a|b)\d*)?)"
 _ORT_FLAVOURS = (
@@ -115,7 +116,7 @@ def _snippet(line: str) -> str:
     return line if len(line) <= 80 else line[:77] + "..."
 
 
-Finder = Callable[[str], Iterator[tuple[str, Any]]]
+Finder = Callable[[str, Allow], Iterator[tuple[str, Any]]]
 
 
 _MENTION = re.compile(
@@ -124,10 +125,10 @@ _MENTION = re.compile(
 )
 
 
-def _pip_lines(line: str) -> Iterator[tuple[str, Any]]:
-    match = _PIP_LINE.match(line)
+def _pip_lines(line: str, allow: Allow) -> Iterator[tuple[str, Any]]:
+    match = _PIP_LINE.match(line) if allow(_PIP_LINE) else None
     if not match:
-        for mention in _MENTION.finditer(line):
+        for mention in _MENTION.finditer(line) if allow(_MENTION) else ():
             name = mention[1].lower().replace("_", "-")
             yield _FLAVOUR_KEYS[name], mention[2]  # a mention is not proof it is installed
     if match:
@@ -139,7 +140,7 @@ def _pip_lines(line: str) -> Iterator[tuple[str, Any]]:
             yield "flavour", name
         if name == "numpy":
             yield "numpy.version", version
-    for wheel in _WHEEL.finditer(line):
+    for wheel in _WHEEL.finditer(line) if allow(_WHEEL) else ():
         name = wheel["name"].lower().replace("_", "-")
         if name in _FLAVOUR_KEYS:
             yield _FLAVOUR_KEYS[name], wheel["version"]
@@ -155,69 +156,71 @@ def _pip_lines(line: str) -> Iterator[tuple[str, Any]]:
             yield "python.arch", "arm64" if plat.endswith("aarch64") else "x86_64"
 
 
-def _templates(line: str) -> Iterator[tuple[str, Any]]:
-    if match := _ORT_TEMPLATE.match(line):
+def _templates(line: str, allow: Allow) -> Iterator[tuple[str, Any]]:
+    if allow(_ORT_TEMPLATE) and (match := _ORT_TEMPLATE.match(line)):
         yield "onnxruntime.template", match[1]
-    if match := _PYTHON_TEMPLATE.match(line):
+    if allow(_PYTHON_TEMPLATE) and (match := _PYTHON_TEMPLATE.match(line)):
         yield "python.version", match[1]
-    if match := _NPY.match(line):
+    if allow(_NPY) and (match := _NPY.match(line)):
         yield "numpy.version", match[1]
-    if match := _PYTHON_BANNER.search(line):
+    if allow(_PYTHON_BANNER) and (match := _PYTHON_BANNER.search(line)):
         yield "python.version", match[1] or match[2]
-    if _X64_PYTHON.search(line):
+    if allow(_X64_PYTHON) and _X64_PYTHON.search(line):
         yield "python.arch", "x86_64"
-    elif _ARM64_PYTHON.search(line):
+    elif allow(_ARM64_PYTHON) and _ARM64_PYTHON.search(line):
         yield "python.arch", "arm64"
-    if match := _MSC_ARCH.search(line):
+    if allow(_MSC_ARCH) and (match := _MSC_ARCH.search(line)):
         yield "os", "windows"
         yield "python.arch", {"arm64": "arm64", "amd64": "x86_64"}.get(match["arch"].lower(), "x86")
     for regex in (_QNN_BUILD, _QNN_VERSION, _QAIRT_PATH):
-        if match := regex.search(line):
+        if allow(regex) and (match := regex.search(line)):
             yield "qnn.version", match[1]
             break
-    if match := _HTP_ARCH.search(line):
+    if allow(_HTP_ARCH) and (match := _HTP_ARCH.search(line)):
         yield "htp_arch", f"v{match[1]}"
 
 
-def _platform(line: str) -> Iterator[tuple[str, Any]]:
-    if _ANDROID.search(line):
+def _platform(line: str, allow: Allow) -> Iterator[tuple[str, Any]]:
+    if allow(_ANDROID) and _ANDROID.search(line):
         yield "os", "android"
-    if _WSL.search(line):
+    if allow(_WSL) and _WSL.search(line):
         yield "wsl", True
         yield "os", "linux"
-    if _WINDOWS.search(line):
+    if allow(_WINDOWS) and _WINDOWS.search(line):
         yield "os", "windows"
-    if _MAC.search(line):
+    if allow(_MAC) and _MAC.search(line):
         yield "os", "macos"
-    if _LINUX.search(line):
+    if allow(_LINUX) and _LINUX.search(line):
         yield "os", "linux"
-    if match := _PY_PATH.search(line):
+    if allow(_PY_PATH) and (match := _PY_PATH.search(line)):
         yield "python.minor", f"cp3{match['minor']}"
         if match["arm"]:
             yield "python.arch", "arm64"
-    if match := _SITE_PATH_LINUX.search(line):
+    if allow(_SITE_PATH_LINUX) and (match := _SITE_PATH_LINUX.search(line)):
         yield "python.minor", f"cp3{match[1]}"
-    if match := _CP_TAG.search(line):
+    if allow(_CP_TAG) and (match := _CP_TAG.search(line)):
         yield "python.minor", f"cp3{match[1]}"
-    if _SIMULATOR.search(line):
+    if allow(_SIMULATOR) and _SIMULATOR.search(line):
         yield "machine.arch", "x86_64"  # the HTP runs in a simulator on an x86-64 host
-    elif _ARM_MACHINE.search(line) and "Detected Snapdragon SOC" not in line:
+    elif (
+        allow(_ARM_MACHINE) and _ARM_MACHINE.search(line) and "Detected Snapdragon SOC" not in line
+    ):
         yield "machine.arch", "arm64"
-    elif _X64_MACHINE.search(line):
+    elif allow(_X64_MACHINE) and _X64_MACHINE.search(line):
         yield "machine.arch", "x86_64"
 
 
-def _environment(line: str) -> Iterator[tuple[str, Any]]:
-    if match := _ADSP.search(line):
+def _environment(line: str, allow: Allow) -> Iterator[tuple[str, Any]]:
+    if allow(_ADSP) and (match := _ADSP.search(line)):
         yield "adsp_library_path", match["value"].strip()
-    if _NON_ASCII_PATH.search(line):
+    if allow(_NON_ASCII_PATH) and _NON_ASCII_PATH.search(line):
         yield "non_ascii_path", True
-    if _LEFTOVER.search(line):
+    if allow(_LEFTOVER) and _LEFTOVER.search(line):
         yield "leftover_dirs", True
-    if match := _BACKEND.search(line):
+    if allow(_BACKEND) and (match := _BACKEND.search(line)):
         kind = (match[1] or match[2][3:]).lower()
         yield "backend", kind
-    if _EPCONTEXT.search(line):
+    if allow(_EPCONTEXT) and _EPCONTEXT.search(line):
         yield "epcontext", True
 
 
@@ -297,6 +300,18 @@ _TEMPLATE_OS = {
 }
 
 
+# Each per-line finder and every regex it runs (each behind ``allow``): a
+# finder is only called on a line where one of its regexes may match.
+_FINDER_REGEXES: tuple[tuple[Finder, tuple[re.Pattern[str], ...]], ...] = (
+    (_pip_lines, (_PIP_LINE, _MENTION, _WHEEL)),
+    (_templates, (_ORT_TEMPLATE, _PYTHON_TEMPLATE, _NPY, _PYTHON_BANNER, _X64_PYTHON,
+                  _ARM64_PYTHON, _MSC_ARCH, _QNN_BUILD, _QNN_VERSION, _QAIRT_PATH, _HTP_ARCH)),
+    (_platform, (_ANDROID, _WSL, _WINDOWS, _MAC, _LINUX, _PY_PATH, _SITE_PATH_LINUX, _CP_TAG,
+                 _SIMULATOR, _ARM_MACHINE, _X64_MACHINE)),
+    (_environment, (_ADSP, _NON_ASCII_PATH, _LEFTOVER, _BACKEND, _EPCONTEXT)),
+)  # fmt: skip
+
+
 def from_text(text: str, socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
     """Every fact the text states about its own machine, each with its line."""
     lines = text.splitlines()
@@ -320,11 +335,18 @@ def from_text(text: str, socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
             )
         elif value is not None:
             note(key, value, number, lines[number - 1])
+    gate = LineGate(lines, [r for _finder, regexes in _FINDER_REGEXES for r in regexes])
+    finders = [(finder, gate.lines_for(regexes)) for finder, regexes in _FINDER_REGEXES]
     for number, line in enumerate(lines, 1):
+        index = number - 1
+        wanted = [f for f, on in finders if on is None or index in on]
+        if not wanted:
+            continue  # no finder's regex can match this line
+        allow = gate.for_line(index)
         if len(line) > 2000:
             line = line[:2000]
-        for finder in FINDERS:
-            for key, value in finder(line):
+        for finder in wanted:
+            for key, value in finder(line, allow):
                 if key == "flavour":
                     flavours.setdefault(value, f"log line {number}")
                 elif key == "python.minor":
