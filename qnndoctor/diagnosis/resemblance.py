@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from . import prefilter
 from .catalogue import Signature
 
 MIN_SIMILARITY = 1.0  # below this, the shared words are coincidence (see docs/diagnosis.md)
@@ -86,8 +87,10 @@ _RAISED = re.compile(r"\b[A-Za-z_]*(?:Error|Exception)\s*:|\bFAIL\s*:")
 
 
 def reads_like_failure(text: str) -> bool:
-    """Whether ``text`` (without its harmless lines) reports something going wrong."""
-    return bool(FAILURE_WORDS.search(text) or _RAISED.search(text))
+    """Whether ``text`` (without its harmless lines) reports something going wrong
+    (through the literal pre-filter: a healthy 20,000-line log is not scanned
+    character by character)."""
+    return bool(prefilter.search(FAILURE_WORDS, text) or prefilter.search(_RAISED, text))
 
 
 def _basename(match: re.Match[str]) -> str:
