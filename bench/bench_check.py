@@ -22,11 +22,16 @@ installs probe's own cost per extra distribution (it should stay flat).
 fresh venv (compiled bytecode, no editable-install finder): what a user runs.
 Without it, the ``qnndoctor`` beside this interpreter is timed.
 
+``--floor`` also times F: a process of qnndoctor's interpreter that only
+gives the two children of ``check`` their head start and waits for them
+(no CLI, no imports of the pipeline, no decisions): what ``check`` would
+cost if all of qnndoctor's own work were free.
+
 ``--compare QNNDOCTOR`` also times another qnndoctor console command (say,
 a wheel of the previous commit) as A0 / B0 in the same alternation: a
 before/after measured side by side.
 
-Usage: python bench/bench_check.py [--runs 15] [--wheel] [--scaling] [--compare EXE] [--wheels DIR]
+Usage: python bench/bench_check.py [--runs 15] [--wheel] [--scaling] [--floor] [--compare EXE] [--wheels DIR]
 """
 
 from __future__ import annotations
@@ -51,6 +56,16 @@ from _common import (
 )
 
 TARGETS = {"A/C": 1.15, "B/P": 0.25}
+# F: the head start of `check`'s two children, then only waiting for them.
+FLOOR = (
+    "import os, sys\n"
+    "from qnndoctor import headstart\n"
+    "headstart.begin(sys.argv[1:])\n"
+    "for early in list(headstart._waiting.values()):\n"
+    "    early.proc.communicate()\n"
+    "headstart.discard()  # removes the smoke child's working folder\n"
+    "os._exit(0)\n"
+)
 
 
 def _probe_ms(argv: list[str], runs: int) -> float:
@@ -112,6 +127,9 @@ def main() -> int:
     )
     parser.add_argument("--scaling", action="store_true", help="also the 200/2,000-dist scaling")
     parser.add_argument("--compare", metavar="QNNDOCTOR", help="another qnndoctor to time beside")
+    parser.add_argument(
+        "--floor", action="store_true", help="also the children alone, with their head start"
+    )
     add_wheels_argument(parser)
     args = parser.parse_args()
     wheels = healthy_wheels(args.wheels)
@@ -148,6 +166,9 @@ def main() -> int:
             "C bare script": [python, str(bare)],
             "P pip list": [python, "-m", "pip", "list"],
         }
+        if args.floor:
+            host_python = str(Path(qnndoctor).with_name("python"))
+            commands["F children alone"] = [host_python, "-c", FLOOR, "check", "--python", python]
         if args.compare:
             commands["A0 check (compared)"] = [args.compare, "check", "--python", python, "--json"]
             commands["B0 --no-smoke (compared)"] = [*commands["A0 check (compared)"], "--no-smoke"]
@@ -179,6 +200,8 @@ def main() -> int:
             ("B/P", "B check --no-smoke", "P pip list", f" (target <= {TARGETS['B/P']})"),
             ("Bc/P", "Bc --no-smoke, memo off", "P pip list", " (the first check of these facts)"),
         ]
+        if args.floor:
+            ratios.append(("F/C", "F children alone", "C bare script", " (check's floor)"))
         if args.compare:
             ratios += [
                 ("A0/C (compared)", "A0 check (compared)", "C bare script", ""),
