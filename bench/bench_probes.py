@@ -11,7 +11,7 @@ runs each of:
   N  the probe program of this checkout
   M  the probe program of CHECKOUT     (only with --compare)
   P  python -m pip list                (the issue's baseline for check --no-smoke)
-each as ``collect.probe_argv`` starts it (``-B -c BOOTSTRAP <probes> --probe-timeout=20``,
+each as ``collect.probe_argv`` starts it (``headstart.probe_argv``: ``-B -c <bootstrap> <probes> --probe-timeout=20``,
 the bootstrap of this checkout for both), and reports medians of wall time
 and of CPU time (user + sys, from ``RUSAGE_CHILDREN``), how many modules each
 imports, and each probe's own median ``duration_ms`` (from 5 captured runs).
@@ -32,7 +32,8 @@ from typing import Any
 
 from _common import add_wheels_argument, healthy_wheels, make_venv, timed_with_cpu
 
-from qnndoctor.collect import BOOTSTRAP, MARKER, PART_MARKER
+from qnndoctor.collect import MARKER, PART_MARKER
+from qnndoctor.headstart import probe_argv
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 
@@ -109,7 +110,7 @@ def main() -> None:
             programs["M"] = install_probes(args.compare.resolve(), root / "compare")
         commands = {"S": [python, "-B", "-c", "pass"]}
         for label, probes in programs.items():
-            commands[label] = [python, "-B", "-c", BOOTSTRAP, probes, "--probe-timeout=20"]
+            commands[label] = probe_argv(python, probes, probe_timeout=20)
         commands["P"] = [python, "-m", "pip", "list"]
         durations: dict[str, dict[str, list[float]]] = {label: {} for label in programs}
         for _ in range(5):  # warm-up, and each probe's own duration

@@ -30,7 +30,8 @@ from _common import add_wheels_argument, healthy_wheels
 from helpers.wheels import make_venv, pip_install, site_packages
 from test_check_envs import monolithic_qnn_wheel
 
-from qnndoctor.collect import BOOTSTRAP, PART_MARKER
+from qnndoctor.collect import PART_MARKER
+from qnndoctor.headstart import probe_argv
 
 THIS_PROBES = Path(__file__).resolve().parent.parent / "probes"
 
@@ -86,7 +87,7 @@ def _sections(
     python: Path, probes: Path, extra: list[str], env: dict[str, str] | None = None
 ) -> dict[str, Any]:
     """Each probe's entry without its duration, and stderr as "(stderr)"."""
-    argv = [str(python), "-B", "-c", BOOTSTRAP, str(probes), "--probe-timeout=20", *extra]
+    argv = [*probe_argv(str(python), str(probes), probe_timeout=20), *extra]
     completed = subprocess.run(
         argv,
         stdin=subprocess.DEVNULL,

@@ -31,9 +31,6 @@ def probes_dir() -> Path:
     return found
 
 
-BOOTSTRAP = headstart.PROBE_BOOTSTRAP  # built in headstart.py, the console's head start
-
-
 class CouldNotCheck(Exception):
     """The probe program could not run in the target (exit code 3)."""
 
@@ -180,10 +177,10 @@ def run_probes(
     runner = runner or SubprocessRunner()
     argv = probe_argv(target, deep=deep, model=model, probe_timeout=timeout * PROBE_SHARE)
     env = _child_env()
-    early = None
-    if isinstance(runner, SubprocessRunner):
-        early = headstart.claim("probe", argv, env)
-    if early is not None and isinstance(runner, SubprocessRunner):
+    if (
+        isinstance(runner, SubprocessRunner)
+        and (early := headstart.claim("probe", argv, env)) is not None
+    ):
         completed = runner.adopt(early, timeout=timeout).finish(on_start)
     else:
         completed = runner.run(argv, timeout=timeout, env=env, on_start=on_start)

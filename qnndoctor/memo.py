@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .facts import Facts
-    from .pipeline import CheckOptions, CheckOutcome, Log, _Smoke
+    from .pipeline import CheckOptions, CheckOutcome, Log
     from .report import Report
     from .target import Target
 
@@ -235,20 +235,16 @@ class ToRemember:
         _log_events(log)
 
 
-def check(
+def recall(
     options: CheckOptions,
     target: Target,
     facts: Facts,
-    smoke: _Smoke,
     fingerprint: list[Any] | None,
     log: Log,
-) -> CheckOutcome | tuple[Facts, ToRemember]:
-    """The pipeline's question (a check without the smoke session, live
-    facts): the remembered report for these facts, or the facts with the
-    session's "not run" added and where to remember the decisions."""
-    from .pipeline import smoke_facts
-
-    facts = facts.with_probe(smoke_facts(smoke.finish(facts)))
+) -> CheckOutcome | ToRemember:
+    """The pipeline's question for a check without the smoke session (live
+    facts, the session's "not run" among them): the remembered report for
+    these facts, or where to remember the decisions about to be made."""
     if fingerprint is None:
         fingerprint = read_fingerprint(None if options.matrix is None else str(options.matrix))
     pending = ToRemember(
@@ -257,12 +253,12 @@ def check(
     decisions = load(pending.key)
     _log_events(log)
     if decisions is None:
-        return facts, pending
+        return pending
     try:
         outcome = _remembered(options, target, facts, decisions)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # an entry of odd shape
         log(f"decisions memo ignored: {type(exc).__name__}: {exc}")
-        return facts, pending
+        return pending
     log("decisions: the same facts were judged before (decisions memo)")
     return outcome
 

@@ -456,11 +456,12 @@ def run_check(
         if warm.memo_applies() and saved is None and smoke is not None:
             from . import memo
 
-            remembered = memo.check(options, target, facts, smoke, fingerprint, log)
+            facts = facts.with_probe(smoke_facts(smoke.finish(facts)))  # "not run"
+            smoke = None
+            remembered = memo.recall(options, target, facts, fingerprint, log)
             if isinstance(remembered, CheckOutcome):
                 return remembered
-            facts, to_remember = remembered
-            smoke = None  # its "not run" is in the facts now
+            to_remember = remembered
         return _diagnose(options, target, facts, saved, smoke, log, started, to_remember)
     finally:
         if smoke is not None:

@@ -99,6 +99,24 @@ def healthy_venv(tmp_path_factory: pytest.TempPathFactory, real_wheels: dict[str
     return runtime_venv(tmp_path_factory.mktemp("healthy") / "venv", real_wheels, "1.31.1", "2.7.0")
 
 
+@pytest.fixture(scope="session")
+def verbose_session(healthy_venv: Path) -> subprocess.CompletedProcess[str]:
+    """A real verbose ORT + QNN session that passed on the HTP simulator
+    (tests/data/verbose_session.py), run once for every test that reads its log."""
+    script = HERE / "data" / "verbose_session.py"
+    model = resources.files("qnndoctor").joinpath("smoke/qdq_add.onnx")
+    done = subprocess.run(
+        [str(healthy_venv), str(script), str(model)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        errors="replace",
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done
+
+
 @dataclass(frozen=True)
 class CliResult:
     code: int

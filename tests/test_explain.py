@@ -7,7 +7,6 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -141,18 +140,11 @@ def test_help_says_where_facts_come_from() -> None:
 
 
 @pytest.mark.real_ort
-def test_a_healthy_verbose_session_log_raises_no_cause(tmp_path: Path, healthy_venv: Path) -> None:
+def test_a_healthy_verbose_session_log_raises_no_cause(
+    verbose_session: subprocess.CompletedProcess[str],
+) -> None:
     """A real verbose ORT + QNN log of a session that passed on the HTP simulator."""
-    script = Path(__file__).parent / "data" / "verbose_session.py"
-    model = resources.files("qnndoctor").joinpath("smoke/qdq_add.onnx")
-    done = subprocess.run(
-        [str(healthy_venv), str(script), str(model)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-        errors="replace",
-    )
+    done = verbose_session
     assert done.returncode == 0, done.stderr[-2000:]
     assert "QnnLogging" in done.stderr and "<E>" in done.stderr  # verbose, with QNN's own chatter
     from qnndoctor.diagnosis import diagnose

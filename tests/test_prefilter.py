@@ -11,7 +11,6 @@ import json
 import re
 import subprocess
 import sys
-from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -129,23 +128,6 @@ def _failure() -> tuple[str, str]:
     return str(case["text"]), str(case["expected"])
 
 
-@pytest.fixture(scope="module")
-def verbose_session(healthy_venv: Path) -> str:
-    """A real verbose ORT + QNN session that passed on the HTP simulator."""
-    script = Path(__file__).parent / "data" / "verbose_session.py"
-    model = resources.files("qnndoctor").joinpath("smoke/qdq_add.onnx")
-    done = subprocess.run(
-        [str(healthy_venv), str(script), str(model)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-        errors="replace",
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout + done.stderr
-
-
 def _repeated(session: str, lines: int) -> list[str]:
     base = session.splitlines()
     out: list[str] = []
@@ -156,12 +138,12 @@ def _repeated(session: str, lines: int) -> list[str]:
 
 @pytest.mark.real_ort
 def test_a_failure_buried_in_20000_real_lines_is_found_as_it_is_alone(
-    verbose_session: str,
+    verbose_session: subprocess.CompletedProcess[str],
 ) -> None:
     failure, expected = _failure()
     alone = diagnose(failure)
     assert alone.ids()[:1] == [expected]
-    body = _repeated(verbose_session, 20_000)
+    body = _repeated(verbose_session.stdout + verbose_session.stderr, 20_000)
     buried = "\n".join([*body[:10_000], failure, *body[10_000:]])
     result = diagnose(buried)
     assert result.ids()[:1] == [expected]

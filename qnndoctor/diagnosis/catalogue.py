@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,33 +47,39 @@ class Pattern:
 _WRAP_GAP = r"(?:[ \t]+(?:\r?\n[ \t]*)?|\r?\n[ \t]*)"  # blanks, a line break, or both
 
 
-def wrap_tolerant(regex: str) -> str:
-    """``regex`` with each literal, unquantified space (outside a character class)
-    matching a wrap too."""
-    out: list[str] = []
+def outside_classes(pattern: str) -> Iterator[tuple[int, str]]:
+    """(index, character) of each character of ``pattern`` that is neither
+    escaped nor inside a character class: where spaces, groups and ``|``
+    mean what they say."""
     i, in_class = 0, False
-    while i < len(regex):
-        c = regex[i]
+    while i < len(pattern):
+        c = pattern[i]
         if c == "\\":
-            out.append(regex[i : i + 2])
             i += 2
             continue
         if in_class:
             in_class = c != "]"
         elif c == "[":
             in_class = True
-            j = i + 1 + (regex[i + 1 : i + 2] == "^")
-            j += regex[j : j + 1] == "]"  # a ']' first in the class is literal
-            out.append(regex[i:j])
-            i = j
+            i += 1 + (pattern[i + 1 : i + 2] == "^")
+            i += pattern[i : i + 1] == "]"  # a ']' first in the class is literal
             continue
-        elif c == " " and regex[i + 1 : i + 2] not in ("*", "+", "?", "{"):
-            # a quantified space keeps its meaning (a repeated gap could backtrack badly)
-            out.append(_WRAP_GAP)
-            i += 1
-            continue
-        out.append(c)
+        else:
+            yield i, c
         i += 1
+
+
+def wrap_tolerant(regex: str) -> str:
+    """``regex`` with each literal, unquantified space (outside a character class)
+    matching a wrap too."""
+    out: list[str] = []
+    copied = 0
+    for i, c in outside_classes(regex):
+        # a quantified space keeps its meaning (a repeated gap could backtrack badly)
+        if c == " " and regex[i + 1 : i + 2] not in ("*", "+", "?", "{"):
+            out += (regex[copied:i], _WRAP_GAP)
+            copied = i + 1
+    out.append(regex[copied:])
     return "".join(out)
 
 

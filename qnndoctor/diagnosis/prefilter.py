@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .catalogue import wrap_tolerant
+from .catalogue import outside_classes, wrap_tolerant
 
 
 def _regex_parser() -> Any:
@@ -300,27 +300,15 @@ _BACKREFERENCE = re.compile(r"\\[1-9]|\(\?P=|\(\?\(|\(\?#")
 def _top_level_branches(pattern: str) -> list[str]:
     """``pattern`` split at each ``|`` outside groups and classes."""
     parts: list[str] = []
-    depth, start, i, in_class = 0, 0, 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-            i += 1 + (pattern[i + 1 : i + 2] == "^")
-            i += pattern[i : i + 1] == "]"  # a ']' first in the class is literal
-            continue
-        elif c == "(":
+    depth, start = 0, 0
+    for i, c in outside_classes(pattern):
+        if c == "(":
             depth += 1
         elif c == ")":
             depth -= 1
         elif c == "|" and depth == 0:
             parts.append(pattern[start:i])
             start = i + 1
-        i += 1
     parts.append(pattern[start:])
     return parts
 

@@ -24,7 +24,6 @@ HERE = Path(headstart.SMOKE_DIR)
 MODEL = HERE / "qdq_add.onnx"
 EXPECTED = HERE / "qdq_add.expected.json"
 CHILD = HERE / "child.py"
-CHILD_BOOTSTRAP = headstart.SMOKE_BOOTSTRAP  # built in headstart.py, the console's head start
 
 
 def smoke_argv(target: Target, backend: str) -> list[str]:
