@@ -22,8 +22,9 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import subprocess
     from collections.abc import Mapping, Sequence
+
+    from .runner import ChildProcess
 
 PACKAGE_DIR = os.path.dirname(os.path.realpath(__file__))
 SMOKE_DIR = os.path.join(PACKAGE_DIR, "smoke")
@@ -122,7 +123,7 @@ class EarlyChild:
         kind: str,
         argv: tuple[str, ...],
         env: dict[str, str],
-        proc: subprocess.Popen[bytes],
+        proc: ChildProcess,
         marker: str,
         started_wall: float,
         started_monotonic: float,
@@ -235,30 +236,15 @@ def start_early(
 ) -> None:
     """Start one child to be claimed later (``own_folder``: in a new temporary
     working folder, removed when the child is done with)."""
-    import subprocess
     import time
 
     if kind in _waiting:  # one child of a kind: an earlier one is not wanted any more
         _end(_waiting.pop(kind))
-    cwd = None
-    if own_folder:
-        import tempfile
-
-        cwd = tempfile.mkdtemp(prefix="qnndoctor-smoke-")
     marker = os.urandom(16).hex()
+    cwd = _new_folder(marker) if own_folder else None
     started_wall, started_monotonic = time.time(), time.monotonic()
-    posix = sys.platform != "win32"
     try:
-        proc = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env={**env, MARKER_VARIABLE: marker},
-            cwd=cwd,
-            start_new_session=posix,
-            creationflags=0 if posix else getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
-        )
+        proc = _start(list(argv), {**env, MARKER_VARIABLE: marker}, cwd)
     except BaseException:
         if cwd is not None:
             import shutil
@@ -269,6 +255,46 @@ def start_early(
         kind, tuple(argv), dict(env), proc, marker, started_wall, started_monotonic, cwd
     )
     events.append(f"head start: {kind} child started (pid {proc.pid})")
+
+
+def _start(argv: list[str], env: dict[str, str], cwd: str | None) -> ChildProcess:
+    """``spawn.spawn`` where it can start the child exactly as the runner's
+    Popen would, else that Popen (see spawn.py for why)."""
+    from . import spawn
+
+    try:
+        return spawn.spawn(argv, env, cwd)
+    except spawn.Unsuitable as exc:
+        events.append(f"head start: subprocess instead of posix_spawn ({exc})")
+    import subprocess
+
+    posix = sys.platform != "win32"
+    return subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=cwd,
+        start_new_session=posix,
+        creationflags=0 if posix else getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
+    )
+
+
+def _new_folder(marker: str) -> str:
+    """A new private folder for the smoke child to work in. ``tempfile`` would
+    cost the head start ~5 ms of imports; its folder rule, shortened: the
+    first of TMPDIR, TEMP, TMP that is a folder, else the platform's own."""
+    roots = [os.environ.get(name, "") for name in ("TMPDIR", "TEMP", "TMP")]
+    posix_roots = ["/tmp", "/var/tmp", "/usr/tmp"] if sys.platform != "win32" else []
+    root = next((r for r in [*roots, *posix_roots] if r and os.path.isdir(r)), None)
+    if root is None or sys.platform == "win32":
+        import tempfile
+
+        return tempfile.mkdtemp(prefix="qnndoctor-smoke-")
+    path = os.path.join(root, "qnndoctor-smoke-" + marker[:16])
+    os.mkdir(path, 0o700)
+    return path
 
 
 def _become_subreaper() -> None:
@@ -314,6 +340,11 @@ def _end(early: EarlyChild) -> None:
             proc.kill()
     except OSError as exc:  # already gone
         events.append(f"head start: ending pid {proc.pid}: {exc}")
-    proc.communicate()
+    # Its output is not wanted: closing the pipes cannot block on a
+    # descendant that still holds them, as draining them could.
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+    proc.wait()
     if early.cwd is not None:
         shutil.rmtree(early.cwd, ignore_errors=True)

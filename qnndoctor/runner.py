@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from .containment import Containment, for_this_platform, kill_processes
 
@@ -57,6 +57,23 @@ class Completed:
 
     def stderr_text(self) -> str:
         return self.stderr.decode("utf-8", errors="replace")
+
+
+class ChildProcess(Protocol):
+    """What the runner uses of a started child: a ``subprocess.Popen``, or a
+    ``spawn.SpawnedChild`` of the head start."""
+
+    @property
+    def pid(self) -> int: ...
+    @property
+    def stdout(self) -> IO[bytes] | None: ...
+    @property
+    def stderr(self) -> IO[bytes] | None: ...
+    @property
+    def returncode(self) -> int | Any: ...
+    def wait(self, timeout: float | None = None) -> int: ...
+    def poll(self) -> int | None: ...
+    def kill(self) -> None: ...
 
 
 class Runner(Protocol):
@@ -146,7 +163,7 @@ class Started:
     def __init__(
         self,
         runner: SubprocessRunner,
-        proc: subprocess.Popen[bytes] | None,
+        proc: ChildProcess | None,
         args: tuple[str, ...],
         containment: Containment,
         started: float,
@@ -268,7 +285,7 @@ class SubprocessRunner:
 
     def _finish(
         self,
-        proc: subprocess.Popen[bytes],
+        proc: ChildProcess,
         args: tuple[str, ...],
         containment: Containment,
         started: float,

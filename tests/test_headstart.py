@@ -131,6 +131,7 @@ def test_a_head_start_that_cannot_start_is_recorded_and_leaves_nothing(
     import tempfile
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setattr(sys, "executable", str(tmp_path / "no-such-python"))
     headstart.begin(["check"])  # never raises
     assert not headstart._waiting
@@ -234,5 +235,7 @@ def test_the_console_claims_both_children_of_a_real_session(
         (site_packages(python) / "qnndoctor_checkout.pth").unlink()
     assert "head start: smoke child claimed" in done.stderr, done.stderr[-3000:]
     assert "head start: probe child claimed" in done.stderr
+    # Both started by os.posix_spawn, before subprocess was imported (spawn.py).
+    assert "subprocess instead" not in done.stderr
     report = json.loads(done.stdout)
     assert report["smoke"]["status"] == "passed"
