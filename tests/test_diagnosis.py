@@ -345,6 +345,32 @@ def test_a_message_wrapped_at_word_boundaries_is_still_recognised(tmp_path: Path
     assert diagnose("Failed to generate EP\ncontext: x model", catalogue=cat).candidates == ()
 
 
+def test_a_qnn_error_code_written_in_hex_reads_as_its_decimal_code(tmp_path: Path) -> None:
+    """QNN's own lines say "err 0x1388", onnxruntime and the catalogue 5000."""
+    entry = {
+        "id": "code-5000",
+        "title": "c",
+        "patterns": [{"regex": "context from binary.*?err\\s*5000\\b", "weight": 7}],
+    }
+    other = {
+        "id": "status-zero",
+        "title": "s",
+        "patterns": [{"regex": "status 0x0\\b", "weight": 5}],
+    }
+    cat = _write_catalogue(tmp_path, [entry, other])
+    hex_line = "QnnDsp <E> Failed to create context from binary with err 0x1388"
+    assert diagnose(hex_line, catalogue=cat, text_facts=False).ids() == ["code-5000"]
+    # the line's own words stay: a pattern written against them still matches
+    assert diagnose("QnnDevice_create done. status 0x0", catalogue=cat).ids() == ["status-zero"]
+    # another code, an address, or a hex value after another word: no 5000
+    for text in (
+        "Failed to create context from binary with err 0x3ea",
+        "Failed to create context from binary at 0x1388, err 0x7fff13880000",
+        "Failed to create context from binary: version 0x1388",
+    ):
+        assert diagnose(text, catalogue=cat, text_facts=False).ids() == [], text
+
+
 def test_harmless_lines_are_removed_before_matching(tmp_path: Path) -> None:
     entry = {"id": "htp", "title": "h", "patterns": [{"regex": "HtpProvider", "weight": 5}]}
     cat = _write_catalogue(tmp_path, [entry])

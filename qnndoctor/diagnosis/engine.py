@@ -32,12 +32,20 @@ WEAK_SCORE = 7  # a best match scoring below this (under "medium") gets guesses 
 RESEMBLANCE_SCALE = 2  # a guess's score: its similarity, doubled and rounded
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 MAX_LINE = 4000
+# QNN's own log lines write error codes in hex ("QnnDsp <E> Failed to get
+# context binary size with err 0x7532"), onnxruntime and the catalogue in
+# decimal (the same failure's next line: "Error 30002", pytorch/executorch#7946).
+# A non-zero code of up to four hex digits after err / error / code / status
+# also reads in decimal, appended so the line's own words stay as they were.
+_HEX_CODE = re.compile(
+    r"\b(err|error|code|status)(\s*[:=]?\s*)0x(0*[1-9a-fA-F][0-9a-fA-F]{0,3})\b", re.I
+)
 
 
 @dataclass(frozen=True)
 class Evidence:
     kind: str  # pattern | context | resemblance | exit_code | exception | fact
-    detail: str  # for patterns: the text that matched, as it stands in the log
+    detail: str  # for patterns: the text that matched, as it stands in the log (hex codes read in decimal too)
     weight: int
     pattern: str | None = None
 
@@ -89,9 +97,18 @@ class Verdict:
 
 
 def clean_lines(text: str) -> list[str]:
-    if "\x1b" not in text:  # no colour codes to remove (the common case: skip the regex)
-        return [line[:MAX_LINE] for line in text.splitlines()]
-    return [_ANSI.sub("", line)[:MAX_LINE] for line in text.splitlines()]
+    if "\x1b" in text:
+        lines = [_ANSI.sub("", line)[:MAX_LINE] for line in text.splitlines()]
+    else:  # no colour codes to remove (the common case: skip the regex)
+        lines = [line[:MAX_LINE] for line in text.splitlines()]
+    if "0x" in text:
+        lines = [_decimal_codes(line) if "0x" in line else line for line in lines]
+    return lines
+
+
+def _decimal_codes(line: str) -> str:
+    """``err 0x1388`` reads ``err 0x1388 (err 5000)``."""
+    return _HEX_CODE.sub(lambda m: f"{m.group(0)} ({m.group(1)} {int(m.group(3), 16)})", line)
 
 
 def split_harmless(
