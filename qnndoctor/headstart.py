@@ -266,19 +266,7 @@ def _start(argv: list[str], env: dict[str, str], cwd: str | None) -> ChildProces
         return spawn.spawn(argv, env, cwd)
     except spawn.Unsuitable as exc:
         events.append(f"head start: subprocess instead of posix_spawn ({exc})")
-    import subprocess
-
-    posix = sys.platform != "win32"
-    return subprocess.Popen(
-        argv,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        cwd=cwd,
-        start_new_session=posix,
-        creationflags=0 if posix else getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
-    )
+    return spawn.popen(argv, env, cwd)
 
 
 def _new_folder(marker: str) -> str:

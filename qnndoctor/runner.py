@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import collections
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from .containment import Containment, for_this_platform, kill_processes
+from .spawn import popen
 
 if TYPE_CHECKING:
     from .headstart import EarlyChild
@@ -234,7 +234,6 @@ class SubprocessRunner:
         caller start the child before anything else it has to do."""
         args = tuple(argv)
         started = time.monotonic()
-        posix = sys.platform != "win32"
         containment = self.containment()
         child_env = dict(env) if env is not None else dict(os.environ)
         containment.prepare(child_env)
@@ -242,18 +241,7 @@ class SubprocessRunner:
 
         try:
             with spawning:  # started and noted as our own before any sweep lists it
-                proc = subprocess.Popen(
-                    args,
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    env=child_env,
-                    cwd=cwd,
-                    start_new_session=posix,
-                    creationflags=0
-                    if posix
-                    else getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
-                )
+                proc = popen(args, child_env, cwd)
                 note_started(proc.pid)
         except OSError as exc:
             containment.sweep()

@@ -1,4 +1,5 @@
-"""Starting the head start's children without importing ``subprocess``.
+"""Starting a child: as the runner does (:func:`popen`), or, for the head
+start, the same without importing ``subprocess`` (:func:`spawn`).
 
 ``subprocess`` pulls in ``locale``, ``re``, ``enum``, ``threading`` and
 ``selectors``: 11-20 ms on the test machine, by which the smoke session (the
@@ -21,8 +22,28 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import subprocess
     from collections.abc import Mapping, Sequence
     from typing import IO
+
+
+def popen(argv: Sequence[str], env: Mapping[str, str], cwd: str | None) -> subprocess.Popen[bytes]:
+    """How every child of qnndoctor's runner is started: an argv list, no shell,
+    stdin from the null device, stdout and stderr piped, its own session
+    (POSIX) or process group (Windows), no inherited descriptors."""
+    import subprocess
+
+    posix = sys.platform != "win32"
+    return subprocess.Popen(
+        list(argv),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=cwd,
+        start_new_session=posix,
+        creationflags=0 if posix else getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
+    )
 
 
 class Unsuitable(Exception):
@@ -111,7 +132,10 @@ def spawn(argv: Sequence[str], env: Mapping[str, str], cwd: str | None) -> Spawn
 def _spawn_in(
     cwd: str | None, argv: Sequence[str], env: Mapping[str, str], actions: list[tuple[object, ...]]
 ) -> int:
-    here = os.open(".", os.O_RDONLY) if cwd is not None else None
+    try:
+        here = os.open(".", os.O_RDONLY) if cwd is not None else None
+    except OSError as exc:  # our own folder is gone or unreadable: we could not come back
+        raise Unsuitable(f"cannot hold on to the working folder: {exc}") from exc
     try:
         if cwd is not None:
             os.chdir(cwd)
