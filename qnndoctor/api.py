@@ -180,22 +180,31 @@ def check(
     environment folder; "auto": the active venv/conda env) exactly like
     ``qnndoctor check``. A machine that cannot be checked is a report with
     ``exit_code`` 3 and ``error``; bad arguments raise ``ValueError``."""
-    from .pipeline import CheckOptions, run_check
-
     if fail_on not in ("error", "warning"):
         raise ValueError(f"fail_on must be 'error' or 'warning', not {fail_on!r}")
-    options = CheckOptions(
-        python=os.fspath(python) if python is not None else None,
-        smoke=smoke,
-        backend=backend,
-        smoke_timeout=smoke_timeout,
-        timeout=timeout,
-        matrix=Path(matrix) if matrix is not None else None,
-        redact=redact,
-    )
-    if options.problems():
-        raise ValueError("; ".join(options.problems()))
-    outcome = run_check(options)
+    from . import headstart
+
+    # The children start before the pipeline's modules are imported (the
+    # pipeline claims them only if they are exactly its own; headstart.py).
+    spec = os.fspath(python) if python is not None else None
+    headstart.begin_check(spec, smoke=smoke, backend=backend, timeout=timeout)
+    try:
+        from .pipeline import CheckOptions, run_check
+
+        options = CheckOptions(
+            python=spec,
+            smoke=smoke,
+            backend=backend,
+            smoke_timeout=smoke_timeout,
+            timeout=timeout,
+            matrix=Path(matrix) if matrix is not None else None,
+            redact=redact,
+        )
+        if options.problems():
+            raise ValueError("; ".join(options.problems()))
+        outcome = run_check(options)
+    finally:
+        headstart.discard()  # whatever this check did not claim
     return Report.from_document(outcome.document, outcome.exit_code(fail_on))
 
 

@@ -177,6 +177,14 @@ def plan(argv: Sequence[str]) -> list[tuple[str, list[str], dict[str, str]]]:
             deep = True
         elif not (name in _NEUTRAL_VALUED or (name in _NEUTRAL_FLAGS and not has_value)):
             return []  # another target, a saved report, --help, an option not known here
+    return children(python, backend=backend, timeout=timeout, smoke=smoke, deep=deep)
+
+
+def children(
+    python: str | None, *, backend: str, timeout: float, smoke: bool, deep: bool = False
+) -> list[tuple[str, list[str], dict[str, str]]]:
+    """The children of a check of the interpreter file ``python`` (None: not
+    plain, so none): (kind, argv, env) each."""
     probes = _probes_dir()
     if not python or probes is None:
         return []
@@ -221,7 +229,29 @@ def begin(argv: Sequence[str]) -> None:
     Never raises: a failed head start is only a slower start."""
     try:
         planned = plan(argv)
-        if planned and any(kind == "smoke" for kind, _, _ in planned):
+    except Exception as exc:  # recorded; the pipeline starts the children itself
+        events.append(f"head start abandoned: {type(exc).__name__}: {exc}")
+        return
+    _start_all(planned, owns_process=True)
+
+
+def begin_check(python: str | None, *, smoke: bool, backend: str, timeout: float) -> None:
+    """The Python API's head start (``qnndoctor.check``): the children of a
+    check of ``python`` (None: this interpreter; an interpreter file or an
+    environment folder) start before the pipeline is imported. The process
+    is the application's, so its orphans are not adopted. Never raises."""
+    try:
+        interpreter = sys.executable if python is None else _interpreter(python)
+        planned = children(interpreter, backend=backend, timeout=timeout, smoke=smoke)
+    except Exception as exc:  # recorded; the pipeline starts the children itself
+        events.append(f"head start abandoned: {type(exc).__name__}: {exc}")
+        return
+    _start_all(planned, owns_process=False)
+
+
+def _start_all(planned: list[tuple[str, list[str], dict[str, str]]], *, owns_process: bool) -> None:
+    try:
+        if owns_process and any(kind == "smoke" for kind, _, _ in planned):
             _become_subreaper()
         for kind, child_argv, env in planned:
             # The smoke child gets a neutral working folder (see smoke.start_smoke).

@@ -3,6 +3,7 @@ against real venvs, side by side with the CLI on the same environments."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -50,6 +51,52 @@ def test_api_and_cli_agree_on_the_healthy_venv(cli: Cli, healthy_venv: Path) -> 
     assert report.smoke is not None and report.smoke.status == "passed"
     assert report.recommendation is not None and report.recommendation.version == "2.7.0"
     assert qnndoctor.ensure_ready(healthy_venv).ok
+
+
+HEAD_START_PROBE = """
+import ctypes, json, sys
+from qnndoctor import headstart
+import qnndoctor
+claimed = []
+claim = headstart.claim
+def spy(kind, argv, env):
+    early = claim(kind, argv, env)
+    if early is not None:
+        claimed.append(kind)
+    return early
+headstart.claim = spy
+report = qnndoctor.check(sys.argv[1])
+flag = ctypes.c_int(-1)
+if sys.platform.startswith("linux"):
+    ctypes.CDLL(None).prctl(37, ctypes.byref(flag), 0, 0, 0)  # PR_GET_CHILD_SUBREAPER
+print(json.dumps({
+    "claimed": claimed, "smoke": report.smoke.status, "waiting": list(headstart._waiting),
+    "subreaper": flag.value,
+}))
+"""
+
+
+def test_the_api_gives_its_children_a_head_start_and_adopts_no_orphans(
+    healthy_venv: Path,
+) -> None:
+    """``qnndoctor.check`` starts the smoke session and the probe program
+    before it imports the pipeline, which claims both (a fresh interpreter:
+    the caller's process as an application has it). The process is the
+    caller's, so it never becomes the subreaper of the session's orphans."""
+    done = subprocess.run(
+        [sys.executable, "-c", HEAD_START_PROBE, str(healthy_venv)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "QNNDOCTOR_NO_MEMO": "1"},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout)
+    assert seen["smoke"] == "passed"
+    assert sorted(seen["claimed"]) == ["probe", "smoke"]
+    assert seen["waiting"] == []
+    assert seen["subreaper"] in (0, -1)  # -1: not Linux, not asked
 
 
 def test_api_and_cli_agree_on_another_interpreter(cli: Cli) -> None:
