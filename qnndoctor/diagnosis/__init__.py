@@ -59,11 +59,12 @@ class Diagnosis:
         candidate = self.verdict.candidates[rank]
         if (rank == 0 and self.verdict.tie) or candidate.raised_by == "resemblance":
             return "low"
-        others = [c.score for i, c in enumerate(self.verdict.candidates) if i != rank]
-        margin = candidate.score - max(others, default=0)
-        if candidate.score >= 12 and margin > CLOSE_MARGIN:
+        # What resemblance added only orders look-alikes: it never makes an answer surer.
+        others = [c.matched_score for i, c in enumerate(self.verdict.candidates) if i != rank]
+        margin = candidate.matched_score - max(others, default=0)
+        if candidate.matched_score >= 12 and margin > CLOSE_MARGIN:
             return "high"
-        if candidate.score >= 7 and margin > 0:
+        if candidate.matched_score >= 7 and margin > 0:
             return "medium"
         return "low"
 

@@ -144,19 +144,17 @@ def _failure_terms(text: str) -> frozenset[str]:
     return terms("\n".join(lines[i] for i in sorted(near) if 0 <= i < len(lines)))
 
 
-def resemble(text: str, signatures: tuple[Signature, ...]) -> tuple[Resemblance, ...]:
-    """The entries ``text`` resembles most, best first (at most a few).
-    ``text`` should already be free of harmless lines."""
-    if not reads_like_failure(text):
-        return ()
+def _similarities(text: str, signatures: tuple[Signature, ...]) -> list[tuple[Resemblance, float]]:
+    """Each entry sharing at least MIN_SHARED words with ``text``: its ranking
+    similarity and its unboosted one (what the threshold judges)."""
     query = terms(text)
     if not query:
-        return ()
+        return []
     on_failure = _failure_terms(text)
     documents = _documents(signatures)
     frequency = Counter(t for _, words in documents.values() for t in words)
     idf = {t: math.log(len(documents) / n) for t, n in frequency.items()}
-    found: list[Resemblance] = []
+    found: list[tuple[Resemblance, float]] = []
     for signature, words in documents.values():
         shared = query & words.keys()
         if len(shared) < MIN_SHARED:
@@ -164,12 +162,30 @@ def resemble(text: str, signatures: tuple[Signature, ...]) -> tuple[Resemblance,
         # Shared rarity, normalised by the size of the entry's vocabulary so
         # that an entry with many examples is not favoured for being long.
         norm = math.sqrt(sum(idf[t] * w for t, w in words.items()))
-        if not norm or sum(idf[t] * words[t] for t in shared) / norm < MIN_SIMILARITY:
-            continue  # the threshold weighs all words alike: the boost only reorders
+        if not norm:
+            continue
+        plain = sum(idf[t] * words[t] for t in shared) / norm
         similarity = sum(
             idf[t] * words[t] * (FAILURE_LINE_BOOST if t in on_failure else 1) for t in shared
         ) / norm
         ranked = tuple(sorted(shared, key=lambda t: (-idf[t] * words[t], t)))
-        found.append(Resemblance(signature, similarity, ranked))
+        found.append((Resemblance(signature, similarity, ranked), plain))
+    return found
+
+
+def similarity_to(text: str, signatures: tuple[Signature, ...]) -> dict[str, Resemblance]:
+    """How closely ``text`` resembles each entry's symptoms (entries sharing
+    fewer than MIN_SHARED words are left out): what tells apart candidates
+    that matched the same message."""
+    return {r.signature.id: r for r, _ in _similarities(text, signatures)}
+
+
+def resemble(text: str, signatures: tuple[Signature, ...]) -> tuple[Resemblance, ...]:
+    """The entries ``text`` resembles most, best first (at most a few).
+    ``text`` should already be free of harmless lines."""
+    if not reads_like_failure(text):
+        return ()
+    # the threshold weighs all words alike: the failing-line boost only reorders
+    found = [r for r, plain in _similarities(text, signatures) if plain >= MIN_SIMILARITY]
     found.sort(key=lambda r: (-r.similarity, r.signature.id))
     return tuple(found[:MAX_OFFERED])
