@@ -15,7 +15,10 @@ A resemblance is a guess and is always shown as one: its candidates carry
 facts still confirm or exclude them as they do for matched patterns. It only
 runs when no pattern raised anything strong and the text reads like a failure, so a
 healthy log stays without candidates; beside a weak match (engine.WEAK_SCORE)
-it adds guesses that rank after every matched candidate.
+it adds guesses that rank after every matched candidate. When messages did
+match, ``similarity_to`` (the same measure, no threshold, no gate) tells
+look-alike candidates apart and backs their confidence (engine._told_apart,
+Diagnosis.doubt); it raises nothing by itself.
 """
 
 from __future__ import annotations
