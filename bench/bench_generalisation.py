@@ -23,7 +23,8 @@ new reporter had worded the failure:
   absent    the engine as above without the expected entry: any answer is
             wrong, so this counts what guessing costs
 
-Printed: top-1 / top-3 per mode, how many cases had something removed, and
+Printed: top-1 / top-3 per mode, how many cases had something removed, the
+confidence of first answers (engine mode right / wrong, absent mode), and
 error candidates on healthy texts (the full catalogue, as ``explain`` runs;
 and with patterns off, the guess path alone) which must stay 0.
 
@@ -37,13 +38,14 @@ import dataclasses
 import json
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from _common import add_wheels_argument
 from bench_diagnosis import _healthy_texts
 
-from qnndoctor.diagnosis import Catalogue, Signature, diagnose, load
+from qnndoctor.diagnosis import Catalogue, Diagnosis, Signature, diagnose, load
 from qnndoctor.matrixdata import load_socs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -132,22 +134,47 @@ def _unfitted(
     return dataclasses.replace(catalogue, signatures=tuple(signatures)), off
 
 
-def evaluate(strict: bool, verbose: bool = False) -> tuple[dict[str, list[int]], dict[str, int], int]:
-    """top-1 / top-3 per mode, how many cases had examples / patterns removed, and the case count."""
+LEVELS = ("high", "medium", "low", "guess")
+
+
+def _level(diagnosis: Diagnosis) -> str:
+    """The first answer's confidence, a guess counted apart from a low match."""
+    top = diagnosis.top
+    if top is None:
+        return "none"
+    return "guess" if top.raised_by == "resemblance" else diagnosis.confidence(0)
+
+
+@dataclasses.dataclass
+class Result:
+    scores: dict[str, list[int]]  # mode -> [top-1, top-3]
+    touched: dict[str, int]  # cases with examples / patterns removed, absent answers
+    # confidence level of the first answer -> count: engine mode right / wrong, absent (all wrong)
+    levels: dict[str, Counter[str]]
+    total: int
+
+
+def evaluate(strict: bool, verbose: bool = False) -> Result:
+    """top-1 / top-3 per mode, how many cases had examples / patterns removed,
+    the confidence of first answers, and the case count."""
     catalogue = load()
     socs = load_socs()
     cases = _dev_cases()
     scores = {"guess": [0, 0], "engine": [0, 0]}
     touched = {"examples": 0, "patterns": 0, "absent named": 0, "absent guessed": 0}
+    levels: dict[str, Counter[str]] = {"right": Counter(), "wrong": Counter(), "absent": Counter()}
     for case in cases:
         pruned, removed = _pruned(catalogue, case, strict)
         touched["examples"] += removed > 0
         unfitted, off = _unfitted(pruned, case, cases)
         touched["patterns"] += off > 0
         for mode, cat in (("guess", _guess_only(pruned)), ("engine", unfitted)):
-            ids = diagnose(
+            diagnosis = diagnose(
                 case["text"], exit_code=case.get("exit_code"), socs=socs, catalogue=cat
-            ).ids()
+            )
+            ids = diagnosis.ids()
+            if mode == "engine" and ids:
+                levels["right" if ids[0] == case["expected"] else "wrong"][_level(diagnosis)] += 1
             scores[mode][0] += ids[:1] == [case["expected"]]
             scores[mode][1] += case["expected"] in ids[:3]
             if verbose and ids[:1] != [case["expected"]]:
@@ -157,12 +184,19 @@ def evaluate(strict: bool, verbose: bool = False) -> tuple[dict[str, list[int]],
             unfitted,
             signatures=tuple(s for s in unfitted.signatures if s.id != case["expected"]),
         )
-        found = diagnose(
+        without = diagnose(
             case["text"], exit_code=case.get("exit_code"), socs=socs, catalogue=absent
-        ).candidates
+        )
+        found = without.candidates
         touched["absent named"] += bool(found)
         touched["absent guessed"] += bool(found) and found[0].raised_by == "resemblance"
-    return scores, touched, len(cases)
+        if found:
+            levels["absent"][_level(without)] += 1
+    return Result(scores, touched, levels, len(cases))
+
+
+def _row(counts: Counter[str]) -> str:
+    return "  ".join(f"{level} {counts[level]:2}" for level in LEVELS)
 
 
 def main() -> int:
@@ -172,7 +206,8 @@ def main() -> int:
     parser.add_argument("--live", action="store_true", help="also the live healthy logs (real wheels, slow)")
     parser.add_argument("-v", "--verbose", action="store_true", help="list the misses (dev cases only)")
     args = parser.parse_args()
-    scores, touched, total = evaluate(args.strict, args.verbose)
+    result = evaluate(args.strict, args.verbose)
+    scores, touched, total, levels = result.scores, result.touched, result.total, result.levels
     print(
         f"dev LOO ({'strict' if args.strict else 'overlap'}): {total} cases, examples removed "
         f"for {touched['examples']}, fitted patterns off for {touched['patterns']}"
@@ -186,6 +221,10 @@ def main() -> int:
         f"  absent (engine, the case's entry removed): a wrong first answer for "
         f"{touched['absent named']}, of them a guess for {touched['absent guessed']}"
     )
+    print("  confidence of first answers (guess = raised by resemblance, shown as low):")
+    print(f"    engine, right  {_row(levels['right'])}")
+    print(f"    engine, wrong  {_row(levels['wrong'])}")
+    print(f"    absent (wrong) {_row(levels['absent'])}")
     catalogue = load()
     texts = _healthy_texts(args.wheels, args.live)
     guessing = _guess_only(catalogue)

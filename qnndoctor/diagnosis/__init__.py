@@ -20,6 +20,7 @@ from . import textfacts
 from .catalogue import Catalogue, CatalogueError, Signature, load
 from .engine import CLOSE_MARGIN, Candidate, Excluded, Verdict, score
 from .facts import DiagnosisFacts, Fact, from_report_facts, merge
+from .resemblance import MIN_SIMILARITY
 
 __all__ = [
     "Candidate",
@@ -54,16 +55,38 @@ class Diagnosis:
     def ids(self) -> list[str]:
         return [c.signature.id for c in self.verdict.candidates]
 
+    def doubt(self, rank: int) -> str | None:
+        """Why a matched candidate, however high it scored, is only a weak answer
+        (None when nothing speaks against it): measured by leave-one-out, these
+        are the first answers that were most often wrong."""
+        candidate = self.verdict.candidates[rank]
+        if candidate.raised_by == "resemblance" or candidate.resemblance is None:
+            return None
+        if candidate.resemblance < MIN_SIMILARITY:
+            return "its message matched, but little else in the text resembles this cause's reports"
+        if rank == 0 and len(self.verdict.candidates) > 1:
+            second = self.verdict.candidates[1]
+            if (
+                second.raised_by != "resemblance"
+                and candidate.score - second.score <= CLOSE_MARGIN
+                and (second.resemblance or 0.0) > candidate.resemblance
+            ):
+                return f"{second.signature.id} is close behind and resembles the text more"
+        return None
+
     def confidence(self, rank: int) -> str:
         """How sure the ranking is of this candidate: high / medium / low."""
         candidate = self.verdict.candidates[rank]
         if (rank == 0 and self.verdict.tie) or candidate.raised_by == "resemblance":
             return "low"
-        others = [c.score for i, c in enumerate(self.verdict.candidates) if i != rank]
-        margin = candidate.score - max(others, default=0)
-        if candidate.score >= 12 and margin > CLOSE_MARGIN:
+        if self.doubt(rank):
+            return "low"
+        # What resemblance added only orders look-alikes: it never makes an answer surer.
+        others = [c.matched_score for i, c in enumerate(self.verdict.candidates) if i != rank]
+        margin = candidate.matched_score - max(others, default=0)
+        if candidate.matched_score >= 12 and margin > CLOSE_MARGIN:
             return "high"
-        if candidate.score >= 7 and margin > 0:
+        if candidate.matched_score >= 7 and margin > 0:
             return "medium"
         return "low"
 
@@ -86,6 +109,7 @@ class Diagnosis:
                 "score": c.score,
                 "specificity": c.specificity,
                 "confidence": self.confidence(rank),
+                "doubt": self.doubt(rank),
                 "raised_by": c.raised_by,
                 "catalogue_confidence": s.confidence,
                 "cause": s.cause,

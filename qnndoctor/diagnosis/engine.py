@@ -11,6 +11,7 @@ that would tell the two apart.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from typing import Any
 from .catalogue import Catalogue, Condition, HarmlessLine, Signature, normalize_exit_code
 from .facts import DiagnosisFacts
 from .prefilter import LineGate, Literals, fold, search
-from .resemblance import Resemblance, resemble
+from .resemblance import SHOWN_TERMS, Resemblance, resemble, similarity_to
 
 MIN_SPECIFICITY = 3  # generic words alone (weight 1-2) never raise a candidate
 CORROBORATION = 1  # what each further matched pattern of a candidate adds
@@ -30,6 +31,9 @@ FACT_WEIGHT = 3
 CLOSE_MARGIN = 4  # a runner-up this close gets "why the first one won"
 WEAK_SCORE = 7  # a best match scoring below this (under "medium") gets guesses beside it
 RESEMBLANCE_SCALE = 2  # a guess's score: its similarity, doubled and rounded
+# Look-alikes matched within CLOSE_MARGIN of each other: the rest of the text decides,
+# each adding its similarity to the entry's symptoms, rounded, at most this much.
+MAX_RESEMBLANCE_BONUS = 3
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 MAX_LINE = 4000
 # QNN's own log lines write error codes in hex ("QnnDsp <E> Failed to get
@@ -69,10 +73,19 @@ class Candidate:
     evidence: tuple[Evidence, ...]
     unknown_facts: tuple[str, ...]  # conditions nobody could judge: what would decide
     raised_by: str = "pattern"  # pattern (or a measured fact) | resemblance (a guess)
+    # How much the text resembles this entry's symptoms (resemblance.similarity_to);
+    # None when it was not asked (no matched candidate, or a guess: see evidence).
+    resemblance: float | None = None
 
     @property
     def confirmed_facts(self) -> int:
         return sum(1 for e in self.evidence if e.kind == "fact" and e.weight > 0)
+
+    @property
+    def matched_score(self) -> int:
+        """The score without what resemblance added: what the matched
+        messages, exit code and facts say."""
+        return self.score - sum(e.weight for e in self.evidence if e.kind == "resemblance")
 
     def rank_key(self) -> tuple[int, int, int]:
         return (self.score, self.specificity, self.confirmed_facts)
@@ -210,7 +223,7 @@ def _score(
 _LABELS = {
     "pattern": "matched",
     "context": "cue",
-    "resemblance": "resembles",
+    "resemblance": "",
     "fact": "fact",
     "exit_code": "",
     "exception": "exception",
@@ -242,6 +255,29 @@ def _why_first(first: Candidate, second: Candidate) -> tuple[str, ...]:
     return tuple(reasons)
 
 
+def _told_apart(candidates: list[Candidate], text: str, catalogue: Catalogue) -> list[Candidate]:
+    """Each matched candidate with how much the text resembles its symptoms;
+    those within CLOSE_MARGIN of the best (look-alikes: often the same
+    message, shared by several causes) also gain that similarity, rounded
+    and capped, so what else the text says decides between them."""
+    similarity = similarity_to(text, catalogue.signatures)
+    best = max(c.score for c in candidates)
+    close = sum(1 for c in candidates if best - c.score <= CLOSE_MARGIN)
+    told: list[Candidate] = []
+    for c in candidates:
+        found = similarity.get(c.signature.id)
+        value = found.similarity if found else 0.0
+        bonus = min(MAX_RESEMBLANCE_BONUS, round(value))
+        if found and close > 1 and best - c.score <= CLOSE_MARGIN and bonus > 0:
+            words = ", ".join(repr(t) for t in found.shared[:SHOWN_TERMS])
+            detail = f"the text shares rare words with its symptoms ({words}; similarity {value:.1f})"
+            c = dataclasses.replace(
+                c, score=c.score + bonus, evidence=(*c.evidence, Evidence("resemblance", detail, bonus))
+            )
+        told.append(dataclasses.replace(c, resemblance=value))
+    return told
+
+
 def score(
     text: str,
     catalogue: Catalogue,
@@ -265,7 +301,9 @@ def score(
             candidates.append(result)
         elif isinstance(result, Excluded):
             excluded.append(result)
-    if resemblance and max((c.score for c in candidates), default=0) < WEAK_SCORE:
+    if candidates:
+        candidates = _told_apart(candidates, active, catalogue)
+    if resemblance and max((c.matched_score for c in candidates), default=0) < WEAK_SCORE:
         # Nothing (or only something weak) matched: offer what the text resembles,
         # as a guess (facts still judge).
         raised = {c.signature.id for c in candidates}

@@ -15,7 +15,10 @@ A resemblance is a guess and is always shown as one: its candidates carry
 facts still confirm or exclude them as they do for matched patterns. It only
 runs when no pattern raised anything strong and the text reads like a failure, so a
 healthy log stays without candidates; beside a weak match (engine.WEAK_SCORE)
-it adds guesses that rank after every matched candidate.
+it adds guesses that rank after every matched candidate. When messages did
+match, ``similarity_to`` (the same measure, no threshold, no gate) tells
+look-alike candidates apart and backs their confidence (engine._told_apart,
+Diagnosis.doubt); it raises nothing by itself.
 """
 
 from __future__ import annotations
@@ -78,9 +81,12 @@ FAILURE_WORDS = re.compile(
     r"|(?:does|did|do)(?:n[o']t| not) (?:show|appear|detect|find|load|run|use|start|exist)\b"
     r"|returns? (?:zero|nothing|none|an empty)\b"
     # ORT's own error markers and [E] / [ERROR] tags.
-    r")|\[(?:e\]|error\]|E:onnxruntime|ONNXRuntimeError\])",
+    r")|\[(?:e\]|error\]|e:onnxruntime|onnxruntimeerror\])",
     re.IGNORECASE,
 )
+# The same regex for a case-folded copy (its literals are all lower case): on a
+# big log, case-sensitive matching is about 3 times faster, with the same spans.
+_FAILURE_FOLDED = re.compile(FAILURE_WORDS.pattern)
 # A Python exception (ModuleNotFoundError: ..., RuntimeError: ...) or ORT's "FAIL :" status:
 # case matters here (a JSON key "error": or a counter "fail: 0" is no failure).
 _RAISED = re.compile(r"\b[A-Za-z_]*(?:Error|Exception)\s*:|\bFAIL\s*:")
@@ -134,14 +140,51 @@ def _failure_terms(text: str) -> frozenset[str]:
     """The words on the lines that say what went wrong, and on their neighbours:
     the error line names the cause more often than the environment lines do."""
     starts = [0, *(m.end() for m in re.finditer("\n", text))]
-    hot = {
-        bisect.bisect_right(starts, m.start()) - 1
-        for rx in (FAILURE_WORDS, _RAISED)
-        for m in rx.finditer(text)
-    }
+    folded = prefilter.fold(text)
+    if len(folded) == len(text):  # positions line up: the folded copy is searched
+        found = (*_FAILURE_FOLDED.finditer(folded), *_RAISED.finditer(text))
+    else:
+        found = (*FAILURE_WORDS.finditer(text), *_RAISED.finditer(text))
+    hot = {bisect.bisect_right(starts, m.start()) - 1 for m in found}
     near = {j for i in hot for j in range(i - FAILURE_LINE_REACH, i + FAILURE_LINE_REACH + 1)}
     lines = text.split("\n")
     return terms("\n".join(lines[i] for i in sorted(near) if 0 <= i < len(lines)))
+
+
+def _similarities(text: str, signatures: tuple[Signature, ...]) -> list[tuple[Resemblance, float]]:
+    """Each entry sharing at least MIN_SHARED words with ``text``: its ranking
+    similarity and its unboosted one (what the threshold judges)."""
+    query = terms(text)
+    if not query:
+        return []
+    on_failure = _failure_terms(text)
+    documents = _documents(signatures)
+    frequency = Counter(t for _, words in documents.values() for t in words)
+    idf = {t: math.log(len(documents) / n) for t, n in frequency.items()}
+    found: list[tuple[Resemblance, float]] = []
+    for signature, words in documents.values():
+        shared = query.intersection(words)  # iterates the entry's words, not the text's
+        if len(shared) < MIN_SHARED:
+            continue
+        # Shared rarity, normalised by the size of the entry's vocabulary so
+        # that an entry with many examples is not favoured for being long.
+        norm = math.sqrt(sum(idf[t] * w for t, w in words.items()))
+        if not norm:
+            continue
+        plain = sum(idf[t] * words[t] for t in shared) / norm
+        similarity = sum(
+            idf[t] * words[t] * (FAILURE_LINE_BOOST if t in on_failure else 1) for t in shared
+        ) / norm
+        ranked = tuple(sorted(shared, key=lambda t: (-idf[t] * words[t], t)))
+        found.append((Resemblance(signature, similarity, ranked), plain))
+    return found
+
+
+def similarity_to(text: str, signatures: tuple[Signature, ...]) -> dict[str, Resemblance]:
+    """How closely ``text`` resembles each entry's symptoms (entries sharing
+    fewer than MIN_SHARED words are left out): what tells apart candidates
+    that matched the same message."""
+    return {r.signature.id: r for r, _ in _similarities(text, signatures)}
 
 
 def resemble(text: str, signatures: tuple[Signature, ...]) -> tuple[Resemblance, ...]:
@@ -149,27 +192,7 @@ def resemble(text: str, signatures: tuple[Signature, ...]) -> tuple[Resemblance,
     ``text`` should already be free of harmless lines."""
     if not reads_like_failure(text):
         return ()
-    query = terms(text)
-    if not query:
-        return ()
-    on_failure = _failure_terms(text)
-    documents = _documents(signatures)
-    frequency = Counter(t for _, words in documents.values() for t in words)
-    idf = {t: math.log(len(documents) / n) for t, n in frequency.items()}
-    found: list[Resemblance] = []
-    for signature, words in documents.values():
-        shared = query & words.keys()
-        if len(shared) < MIN_SHARED:
-            continue
-        # Shared rarity, normalised by the size of the entry's vocabulary so
-        # that an entry with many examples is not favoured for being long.
-        norm = math.sqrt(sum(idf[t] * w for t, w in words.items()))
-        if not norm or sum(idf[t] * words[t] for t in shared) / norm < MIN_SIMILARITY:
-            continue  # the threshold weighs all words alike: the boost only reorders
-        similarity = sum(
-            idf[t] * words[t] * (FAILURE_LINE_BOOST if t in on_failure else 1) for t in shared
-        ) / norm
-        ranked = tuple(sorted(shared, key=lambda t: (-idf[t] * words[t], t)))
-        found.append(Resemblance(signature, similarity, ranked))
+    # the threshold weighs all words alike: the failing-line boost only reorders
+    found = [r for r, plain in _similarities(text, signatures) if plain >= MIN_SIMILARITY]
     found.sort(key=lambda r: (-r.similarity, r.signature.id))
     return tuple(found[:MAX_OFFERED])
