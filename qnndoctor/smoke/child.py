@@ -155,6 +155,10 @@ def run(result: Dict[str, Any], model: str, expected_path: str, backend: str) ->
     options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
     options.add_session_config_entry("session.record_ep_graph_assignment_info", "1")
     options.log_severity_level = 0  # verbose: the QNN lines are evidence
+    # Every node runs on QNN, so onnxruntime's CPU thread pool has nothing to
+    # do; its idle threads spin-wait by default, ~50 ms of CPU taken from the
+    # probes and qnndoctor running beside the session (bench/bench_check.py).
+    options.intra_op_num_threads = 1
     result["stage"] = "register"
     started = time.perf_counter()
     session_kwargs = add_qnn_provider(ort, options, backend, result)
