@@ -218,9 +218,11 @@ def ensure_ready(
 ) -> Report:
     """The report if the environment is fit (no error finding, the smoke
     session passed unless ``smoke=False``); else raises :class:`NotReady`.
-    Runs a real check: with the smoke session about 1.2 to 1.4 times what
-    importing onnxruntime and running one tiny model session costs, about
-    half to two thirds of that without (README, "Python API")."""
+    Runs a real check: with the smoke session about 1.2 to 1.3 times what
+    importing onnxruntime and running one tiny model session costs, about a
+    third of that without when these facts were judged before, half the
+    first time (README, "Python API").
+    """
     report = check(
         python,
         smoke=smoke,
