@@ -471,13 +471,19 @@ def entry() -> None:
     # This process is qnndoctor's own: it may adopt the smoke session's
     # orphans (containment.py says why a library call never does).
     _OWNS_PROCESS = True
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:  # started with it closed (`>&-`): Python gives None
+            # What would be written there goes nowhere; the exit code still tells.
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
     code = main()
     from . import headstart
 
     headstart.discard()  # a head start the command did not claim (none, as a rule)
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # started with that descriptor closed: Python gives None
+            continue
         try:
             stream.flush()
-        except (OSError, ValueError):
+        except (OSError, ValueError):  # a reader that went away: what is unread is unwanted
             pass
     os._exit(code)

@@ -131,3 +131,26 @@ def test_a_closed_pipe_ends_quietly_everywhere(tmp_path: Path, command: list[str
     child.stderr.close()
     assert child.wait(timeout=120) in (0, 1), err
     assert b"Traceback" not in err and b"BrokenPipe" not in err and b"Errno 32" not in err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="sh's >&- and 2>&-")
+@pytest.mark.parametrize("closed", [">&-", "2>&-", ">&- 2>&-"])
+def test_a_stream_closed_at_start_changes_nothing_but_what_is_shown(
+    tmp_path: Path, closed: str
+) -> None:
+    """Started with stdout or stderr closed (an installer's `>&-`), Python
+    gives None for that stream: the check still runs and its exit code is the
+    one it gives with both open."""
+    argv = [sys.executable, "-m", "qnndoctor", "check", "--no-smoke", "--json"]
+    open_code = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, cwd=tmp_path)
+    script = f'"$@" {closed}; echo "exit $?" >&9'
+    done = subprocess.run(
+        ["sh", "-c", f"exec 9>&1; {script}", "sh", *argv],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.stdout.splitlines()[-1] == f"exit {open_code.returncode}", done.stderr
+    assert "Traceback" not in done.stderr
