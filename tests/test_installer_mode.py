@@ -136,13 +136,15 @@ def test_a_closed_pipe_ends_quietly_everywhere(tmp_path: Path, command: list[str
 @pytest.mark.skipif(sys.platform == "win32", reason="sh's >&- and 2>&-")
 @pytest.mark.parametrize("closed", [">&-", "2>&-", ">&- 2>&-"])
 def test_a_stream_closed_at_start_changes_nothing_but_what_is_shown(
-    tmp_path: Path, closed: str
+    tmp_path: Path, closed: str, healthy_venv: Path
 ) -> None:
     """Started with stdout or stderr closed (an installer's `>&-`), Python
     gives None for that stream: the check still runs and its exit code is the
-    one it gives with both open."""
-    argv = [sys.executable, "-m", "qnndoctor", "check", "--no-smoke", "--json"]
+    one it gives with both open (0: the healthy venv)."""
+    argv = [sys.executable, "-m", "qnndoctor", "check", "--python", str(healthy_venv)]
+    argv += ["--no-smoke", "--json"]
     open_code = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, cwd=tmp_path)
+    assert open_code.returncode == 0
     script = f'"$@" {closed}; echo "exit $?" >&9'
     done = subprocess.run(
         ["sh", "-c", f"exec 9>&1; {script}", "sh", *argv],
