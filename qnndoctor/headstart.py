@@ -302,17 +302,22 @@ def _start(argv: list[str], env: dict[str, str], cwd: str | None) -> ChildProces
 def _new_folder(marker: str) -> str:
     """A new private folder for the smoke child to work in. ``tempfile`` would
     cost the head start ~5 ms of imports; its folder rule, shortened: the
-    first of TMPDIR, TEMP, TMP that is a folder, else the platform's own."""
-    roots = [os.environ.get(name, "") for name in ("TMPDIR", "TEMP", "TMP")]
-    posix_roots = ["/tmp", "/var/tmp", "/usr/tmp"] if sys.platform != "win32" else []
-    root = next((r for r in [*roots, *posix_roots] if r and os.path.isdir(r)), None)
-    if root is None or sys.platform == "win32":
-        import tempfile
+    first of TMPDIR, TEMP, TMP and the platform's own folders where one can
+    be made (tempfile's own choice when none can, and on Windows)."""
+    if sys.platform != "win32":
+        roots = [os.environ.get(name, "") for name in ("TMPDIR", "TEMP", "TMP")]
+        for root in [*roots, "/tmp", "/var/tmp", "/usr/tmp"]:
+            if not root or not os.path.isdir(root):
+                continue
+            path = os.path.join(root, "qnndoctor-smoke-" + marker[:16])
+            try:
+                os.mkdir(path, 0o700)
+            except OSError:  # not writable here: the next one
+                continue
+            return path
+    import tempfile
 
-        return tempfile.mkdtemp(prefix="qnndoctor-smoke-")
-    path = os.path.join(root, "qnndoctor-smoke-" + marker[:16])
-    os.mkdir(path, 0o700)
-    return path
+    return tempfile.mkdtemp(prefix="qnndoctor-smoke-")
 
 
 def _become_subreaper() -> None:

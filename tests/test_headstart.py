@@ -125,6 +125,19 @@ def test_discard_ends_the_child_and_removes_its_folder() -> None:
     assert not headstart._waiting
 
 
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs an unwritable folder (/proc)")
+def test_the_smoke_folder_goes_to_the_next_temporary_folder_when_one_is_unwritable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TMPDIR", "/proc")  # a folder nobody, not even root, can make one in
+    headstart.start_early(
+        "smoke", [sys.executable, "-c", "import time; time.sleep(60)"], {}, own_folder=True
+    )
+    early = headstart._waiting["smoke"]
+    assert early.cwd is not None and Path(early.cwd).is_dir()
+    assert not early.cwd.startswith("/proc")
+
+
 def test_a_head_start_that_cannot_start_is_recorded_and_leaves_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
