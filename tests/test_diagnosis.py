@@ -467,6 +467,21 @@ def test_qnn_versions_and_soc_from_log_headers() -> None:
     assert facts.value("soc") is not None and "8 Gen 3" in facts.value("soc")
 
 
+def test_htp_arch_and_fp16_from_the_files_the_reporter_deployed() -> None:
+    # The skel / stub a reporter pushes names the HTP arch they target, and an
+    # fp16 export is usually named so: both decide the fp16-on-old-HTP cause.
+    text = (
+        "adb push qairt/lib/hexagon-v69/unsigned/libQnnHtpV69Skel.so /data/local/tmp\n"
+        "Model_Yolo_v9c_f16.onnx\n"
+    )
+    facts = textfacts.from_text(text, SOCS)
+    assert facts.value("htp_arch") == "v69"
+    assert facts.value("model.precision") == "float16"
+    assert textfacts.from_text("copy /y QnnHtpV73Stub.dll .", SOCS).value("htp_arch") == "v73"
+    plain = textfacts.from_text("libQnnHtp.so loaded\nModel_Yolo_v9c.onnx\n", SOCS)
+    assert plain.value("htp_arch") is None and plain.value("model.precision") is None
+
+
 def test_measured_facts_win_and_conflicts_are_named() -> None:
     from qnndoctor.diagnosis.facts import merge
 

@@ -92,10 +92,15 @@ _ARM_MACHINE = re.compile(
 )
 _X64_MACHINE = re.compile(r"\b(?:Intel\(R\)|Core\(TM\)|AMD Ryzen|Xeon)\b")
 _NPY = re.compile(r"^\W*numpy(?: version)?\s*[:=]?\s*" + _VERSION, re.IGNORECASE)
+# The arch as written in options and log headers, and as the HTP skel / stub the
+# reporter deployed names it (libQnnHtpV69Skel.so, QnnHtpV73Stub.dll, hexagon-v75/).
 _HTP_ARCH = re.compile(
-    r"\b(?:htp_arch|arch|architecture|hexagon|HTP|dsp_arch)\s*[=: ]\s*v?(6[6-9]|7[3-9]|8[1-9])\b",
+    r"\b(?:htp_arch|arch|architecture|hexagon|HTP|dsp_arch)\s*[=: ]\s*v?(6[6-9]|7[3-9]|8[1-9])\b"
+    r"|QnnHtpV(6[6-9]|7[3-9]|8[1-9])(?:Skel|Stub)\b|\bhexagon-v(6[6-9]|7[3-9]|8[1-9])\b",
     re.I,
 )
+# A model file named as an fp16 export (model_f16.onnx, yolo-fp16.onnx).
+_FP16_MODEL = re.compile(r"[\w.-]*?[_-](?:fp|f)16\.(?:onnx|ort)\b", re.I)
 _ADSP = re.compile(r"\bADSP_LIBRARY_PATH\s*[=:]\s*[\"']?(?P<value>[^\"'\r\n]+)")
 _NON_ASCII_PATH = re.compile(
     r"(?:[A-Za-z]:\\|/)(?:[^\s\"'<>|]*[\\/])?[^\s\"'<>|\\/]*[^\x00-\x7f][^\s\"'<>|]*"
@@ -177,7 +182,9 @@ def _templates(line: str, allow: Allow) -> Iterator[tuple[str, Any]]:
             yield "qnn.version", match[1]
             break
     if allow(_HTP_ARCH) and (match := _HTP_ARCH.search(line)):
-        yield "htp_arch", f"v{match[1]}"
+        yield "htp_arch", "v" + next(group for group in match.groups() if group)
+    if allow(_FP16_MODEL) and _FP16_MODEL.search(line):
+        yield "model.precision", "float16"
 
 
 def _platform(line: str, allow: Allow) -> Iterator[tuple[str, Any]]:
@@ -305,7 +312,8 @@ _TEMPLATE_OS = {
 _FINDER_REGEXES: tuple[tuple[Finder, tuple[re.Pattern[str], ...]], ...] = (
     (_pip_lines, (_PIP_LINE, _MENTION, _WHEEL)),
     (_templates, (_ORT_TEMPLATE, _PYTHON_TEMPLATE, _NPY, _PYTHON_BANNER, _X64_PYTHON,
-                  _ARM64_PYTHON, _MSC_ARCH, _QNN_BUILD, _QNN_VERSION, _QAIRT_PATH, _HTP_ARCH)),
+                  _ARM64_PYTHON, _MSC_ARCH, _QNN_BUILD, _QNN_VERSION, _QAIRT_PATH, _HTP_ARCH,
+                  _FP16_MODEL)),
     (_platform, (_ANDROID, _WSL, _WINDOWS, _MAC, _LINUX, _PY_PATH, _SITE_PATH_LINUX, _CP_TAG,
                  _SIMULATOR, _ARM_MACHINE, _X64_MACHINE)),
     (_environment, (_ADSP, _NON_ASCII_PATH, _LEFTOVER, _BACKEND, _EPCONTEXT)),
