@@ -13,8 +13,9 @@ from typing import Any
 # same after a ':' -> ';' rewrite (a fix command for a ';'-separated variable
 # turns ``https://u:p@h`` into ``https;//u;p@h``).
 _URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*[:;]//)[^/\s@]+@")
-# ``user:password@host`` without a scheme (pip and git accept it).
-_BARE_CREDENTIALS = re.compile(r"(?<![\w/\\.%+-])[\w.%+-]+[:;][^\s/\\@'\"<>;:]+@(?=[\w-])")
+# ``user:password@host`` without a scheme (pip and git accept it), also after a
+# '/' (a URL a split at ':' cut from its scheme, as in a ':'-separated path).
+_BARE_CREDENTIALS = re.compile(r"(?<![\w\\.%+-])[\w.%+-]+[:;][^\s/\\@'\"<>;:]+@(?=[\w-])")
 # A user name at least this long is replaced wherever it appears between
 # non-letters, not only as a whole path component (``/data/zedkowalski-9_models``,
 # ``C:\work\zedkowalski_projects``). A short one is kept inside a word: user

@@ -83,6 +83,9 @@ def test_every_redacted_output_is_clean(cli: Cli, planted: Path, tmp_path: Path)
         ("https://zed:pw@host.example/x", "https://<redacted>@host.example/x"),
         ("https;//zed;pw@host.example/x", "https;//<redacted>@host.example/x"),
         ("git+https://token@host.example/r.git", "git+https://<redacted>@host.example/r.git"),
+        ("cannot load //zed:pw@dsp.example/skel", "cannot load //<redacted>@dsp.example/skel"),
+        ("cannot load /zed:pw@dsp.example/skel", "cannot load /<redacted>@dsp.example/skel"),
+        ("/data///models@v2/x", "/data///models@v2/x"),  # a path, not a URL
         ("index zed:pw@host.example/simple", "index <redacted>@host.example/simple"),
         ("mail zed@host.example", "mail zed@host.example"),  # no password: an address
         ("/opt/ai/models and the ai word", "/opt/<user>/models and the ai word"),
