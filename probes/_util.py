@@ -68,6 +68,24 @@ def normalize_arch(name: Optional[str]) -> Optional[str]:
     return _ARCH_ALIASES.get(name.strip().lower(), name.strip().lower())
 
 
+def working_folder() -> Optional[str]:
+    """``os.getcwd()``, or None when the working folder no longer exists (a
+    shell still standing in a removed folder): the import system then finds
+    nothing through ``''`` or a relative entry either."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
+
+
+def absolute(path: str) -> str:
+    """``os.path.abspath``, except that a relative path stays as it is when
+    the working folder is gone (it leads nowhere then)."""
+    if os.path.isabs(path) or working_folder() is not None:
+        return os.path.abspath(path)
+    return path
+
+
 def show(path: Any) -> str:
     """Text that can always be printed and put into JSON.
 

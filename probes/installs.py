@@ -17,7 +17,15 @@ import os
 import sys
 
 from ._names import is_flavour_folder, is_key_file_name
-from ._util import LazyPattern, canonical_name, hash_file, open_regular, show
+from ._util import (
+    LazyPattern,
+    absolute,
+    canonical_name,
+    hash_file,
+    open_regular,
+    show,
+    working_folder,
+)
 from .base import Context, ProbeOutput
 
 TYPE_CHECKING = False
@@ -82,7 +90,7 @@ class SearchEntry:
     def __init__(self, index: int, raw: str, kind: str) -> None:
         self.index = index
         self.raw = raw
-        self.path = os.path.abspath(raw or os.getcwd())
+        self.path = absolute(raw or working_folder() or "")
         self.kind = kind
         self.names: List[str] = []
         self.error: Optional[str] = None
@@ -100,8 +108,8 @@ def _entry_kind(raw: str, site_dirs: Set[str], user_site: Optional[str]) -> str:
     pythonpath = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     if raw == "":
         return "cwd"
-    norm = os.path.normcase(os.path.abspath(raw))
-    if user_site and norm == os.path.normcase(os.path.abspath(user_site)):
+    norm = os.path.normcase(absolute(raw))
+    if user_site and norm == os.path.normcase(absolute(user_site)):
         return "user_site"
     if norm in site_dirs:
         return "site"
@@ -357,7 +365,7 @@ def run(ctx: Context) -> ProbeOutput:
     deep = bool(ctx.options.get("deep"))
     user_site = ctx.value("interpreter", "user_site")
     site_dirs = {
-        os.path.normcase(os.path.abspath(p)) for p in ctx.value("interpreter", "site_packages", [])
+        os.path.normcase(absolute(p)) for p in ctx.value("interpreter", "site_packages", [])
     }
     # sys.path[0] is the script directory (cwd for ``python -c``): searched,
     # but reported as the working directory it stands for.
@@ -366,7 +374,10 @@ def run(ctx: Context) -> ProbeOutput:
     duplicates: List[Dict[str, Any]] = []
     for index, raw in enumerate(sys.path):
         entry = SearchEntry(index, raw, _entry_kind(raw, site_dirs, user_site))
-        real = os.path.normcase(os.path.realpath(entry.path))
+        # (a relative entry under a removed working folder leads nowhere: kept as written)
+        real = os.path.normcase(
+            os.path.realpath(entry.path) if os.path.isabs(entry.path) else entry.path
+        )
         if real in seen_real:
             duplicates.append(
                 {"index": index, "same_as": seen_real[real], "path": show(entry.path)}

@@ -16,6 +16,7 @@ from ._util import (
     python_version_fields,
     show,
     uname_fields,
+    working_folder,
 )
 from .base import Context, ProbeOutput
 
@@ -135,5 +136,10 @@ def run(ctx: Context) -> ProbeOutput:
             {"index": index, "path": show(entry), "from_pythonpath": entry in pythonpath}
         )
     out.put("sys_path", entries, "sys.path")
-    out.put("cwd", show(os.getcwd()), "os.getcwd()")
+    here = working_folder()
+    out.put(
+        "cwd",
+        show(here) if here is not None else None,
+        "os.getcwd() (None: the folder was removed)",
+    )
     return out

@@ -11,7 +11,7 @@ import codecs
 import os
 import sys
 
-from ._util import non_ascii_chars, show
+from ._util import non_ascii_chars, show, working_folder
 from .base import Context, ProbeOutput
 
 TYPE_CHECKING = False
@@ -26,8 +26,10 @@ def _labelled_paths(ctx: Context) -> List[Tuple[str, str]]:
         ("interpreter", sys.executable),
         ("prefix", sys.prefix),
         ("base_prefix", getattr(sys, "base_prefix", sys.prefix)),
-        ("cwd", os.getcwd()),
     ]
+    here = working_folder()
+    if here is not None:  # None: the working folder was removed
+        paths.append(("cwd", here))
     for variable in ("TEMP", "TMP", "TMPDIR", "HOME", "USERPROFILE", "APPDATA", "LOCALAPPDATA"):
         value = os.environ.get(variable)
         if value:

@@ -193,3 +193,28 @@ def test_a_probe_program_that_prints_nothing_is_still_could_not_check(
     result = cli("check", "--python", str(target), "--json", "--timeout", "2")
     assert result.code == 3
     assert "did not finish within 2 s" in result.json()["error"]["message"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a folder in use cannot be removed there")
+def test_a_removed_working_folder_costs_no_probe(tmp_path: Path) -> None:
+    """A shell left standing in a folder that was removed: os.getcwd() fails,
+    and '' on sys.path leads nowhere. Every probe still reports."""
+    import subprocess
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    console = Path(sys.executable).with_name("qnndoctor")
+    argv = [str(console), "check", "--python", sys.executable, "--no-smoke", "--json"]
+    done = subprocess.run(
+        ["sh", "-c", 'cd "$1" && rmdir "$1" && shift && exec "$@"', "sh", str(gone), *argv],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    report = json.loads(done.stdout)
+    validate_report(report)
+    failed = {k: v.get("error") for k, v in report["facts"].items() if v.get("status") == "error"}
+    assert failed == {}, failed
+    assert report["facts"]["interpreter"]["values"]["cwd"] is None
