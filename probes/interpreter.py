@@ -140,6 +140,6 @@ def run(ctx: Context) -> ProbeOutput:
     out.put(
         "cwd",
         show(here) if here is not None else None,
-        "os.getcwd() (None: the folder was removed)",
+        "os.getcwd()",
     )
     return out
