@@ -480,8 +480,6 @@ def entry() -> None:
 
     headstart.discard()  # a head start the command did not claim (none, as a rule)
     for stream in (sys.stdout, sys.stderr):
-        if stream is None:  # started with that descriptor closed: Python gives None
-            continue
         try:
             stream.flush()
         except (OSError, ValueError):  # a reader that went away: what is unread is unwanted

@@ -32,12 +32,12 @@ from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from . import headstart
 from .headstart import MARKER_VARIABLE as MARKER_VARIABLE
+from .headstart import become_subreaper as become_subreaper
 
 # Grace for clock granularity: a process's create_time is rounded (Linux: clock ticks).
 _CREATE_TIME_SLACK_S = 1.0
-PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
-_subreaper = False
 # Children the runner started itself and that still run (the probe program
 # and the smoke child run at the same time): never another session's orphans.
 _own_children: set[int] = set()
@@ -53,22 +53,6 @@ def note_started(pid: int) -> None:
 
 def note_ended(pid: int) -> None:
     _own_children.discard(pid)
-
-
-def become_subreaper() -> bool:
-    """Linux: this process adopts its orphaned descendants (see the module
-    docstring: only for a process qnndoctor owns). True if it now does."""
-    global _subreaper
-    if not sys.platform.startswith("linux"):
-        return False
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        _subreaper = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        _subreaper = False
-    return _subreaper
 
 
 def children_from_proc() -> set[int] | None:
@@ -117,7 +101,7 @@ class MarkerSweep:
     def prepare(self, env: MutableMapping[str, str]) -> None:
         env[MARKER_VARIABLE] = self.marker
         self.started = time.time()
-        if _subreaper:
+        if headstart.subreaper:
             children = children_from_proc()
             if children is None:
                 import psutil
@@ -181,7 +165,7 @@ class MarkerSweep:
         the session began (the session's orphans), with their descendants."""
         import psutil
 
-        if not _subreaper:
+        if not headstart.subreaper:
             return []
         since = self.started - _CREATE_TIME_SLACK_S
         found = []
@@ -211,7 +195,7 @@ class MarkerSweep:
         return children <= self.existing_children | own
 
     def sweep(self) -> tuple[int, ...]:
-        if self.quick_scan() == [] and (not _subreaper or self.nothing_adopted()):
+        if self.quick_scan() == [] and (not headstart.subreaper or self.nothing_adopted()):
             return ()  # the common case, decided in about a millisecond
         killed: list[int] = []
         # Twice: a process forking at the moment of the first pass has a

@@ -25,7 +25,9 @@ RUNNERS_UP = 2
 # Said first when the best candidate is weak (low confidence): users act
 # on the first answer; measured by leave-one-out, a third of them were wrong with the
 # right entry catalogued, and all of them without it (docs/diagnosis.md).
-WEAK_NOTE = "No catalogued cause matched this text well: what follows is a lead to check, not an answer.\n"
+WEAK_NOTE = (
+    "No catalogued cause matched this text well: what follows is a lead to check, not an answer.\n"
+)
 
 
 def _read_input(source: str) -> str:
@@ -122,7 +124,11 @@ def render_text(document: dict[str, Any], out: TextIO) -> None:
         elif document["why_first"]:
             out.write(f"  why first: {'; '.join(document['why_first'])}\n")
         for rank, c in enumerate(candidates[1 : 1 + RUNNERS_UP], 2):
-            guessed = " (a guess: its symptoms resemble the text)" if c.get("raised_by") == "resemblance" else ""
+            guessed = (
+                " (a guess: its symptoms resemble the text)"
+                if c.get("raised_by") == "resemblance"
+                else ""
+            )
             out.write(f"\n{rank}. {c['title']}  [{c['id']}, score {c['score']}]{guessed}\n")
             out.write(f"   tell apart: {c['tell_apart']}\n")
         if len(candidates) > 1 + RUNNERS_UP:

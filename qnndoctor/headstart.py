@@ -252,7 +252,7 @@ def begin_check(python: str | None, *, smoke: bool, backend: str, timeout: float
 def _start_all(planned: list[tuple[str, list[str], dict[str, str]]], *, owns_process: bool) -> None:
     try:
         if owns_process and any(kind == "smoke" for kind, _, _ in planned):
-            _become_subreaper()
+            become_subreaper()
         for kind, child_argv, env in planned:
             # The smoke child gets a neutral working folder (see smoke.start_smoke).
             start_early(kind, child_argv, env, own_folder=kind == "smoke")
@@ -271,15 +271,13 @@ def start_early(
     if kind in _waiting:  # one child of a kind: an earlier one is not wanted any more
         _end(_waiting.pop(kind))
     marker = os.urandom(16).hex()
-    cwd = _new_folder(marker) if own_folder else None
+    cwd = new_folder() if own_folder else None
     started_wall, started_monotonic = time.time(), time.monotonic()
     try:
         proc = _start(list(argv), {**env, MARKER_VARIABLE: marker}, cwd)
     except BaseException:
         if cwd is not None:
-            import shutil
-
-            shutil.rmtree(cwd, ignore_errors=True)
+            remove_folder(cwd)
         raise
     _waiting[kind] = EarlyChild(
         kind, tuple(argv), dict(env), proc, marker, started_wall, started_monotonic, cwd
@@ -299,17 +297,20 @@ def _start(argv: list[str], env: dict[str, str], cwd: str | None) -> ChildProces
     return spawn.popen(argv, env, cwd)
 
 
-def _new_folder(marker: str) -> str:
-    """A new private folder for the smoke child to work in. ``tempfile`` would
-    cost the head start ~5 ms of imports; its folder rule, shortened: the
-    first of TMPDIR, TEMP, TMP and the platform's own folders where one can
-    be made (tempfile's own choice when none can, and on Windows)."""
+def new_folder() -> str:
+    """A new private folder for the smoke child to work in: a stray
+    ``./onnxruntime`` must not be what the session imports (the probes report
+    that case separately). ``tempfile`` would cost the head start ~5 ms of
+    imports; its folder rule, shortened: the first of TMPDIR, TEMP, TMP and
+    the platform's own folders where one can be made (tempfile's own choice
+    when none can, and on Windows)."""
     if sys.platform != "win32":
+        name = "qnndoctor-smoke-" + os.urandom(8).hex()
         roots = [os.environ.get(name, "") for name in ("TMPDIR", "TEMP", "TMP")]
         for root in [*roots, "/tmp", "/var/tmp", "/usr/tmp"]:
             if not root or not os.path.isdir(root):
                 continue
-            path = os.path.join(root, "qnndoctor-smoke-" + marker[:16])
+            path = os.path.join(root, name)
             try:
                 os.mkdir(path, 0o700)
             except OSError:  # not writable here: the next one
@@ -320,13 +321,27 @@ def _new_folder(marker: str) -> str:
     return tempfile.mkdtemp(prefix="qnndoctor-smoke-")
 
 
-def _become_subreaper() -> None:
-    """Linux: adopt the session's orphans from before it starts (see
-    containment.become_subreaper; the console command owns its process)."""
-    if sys.platform.startswith("linux"):
-        import ctypes
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+subreaper = False  # this process adopts its orphaned descendants (containment.py reads it)
 
-        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
+
+def become_subreaper() -> bool:
+    """Linux: this process adopts its orphaned descendants, so that what the
+    session leaves is re-parented here, not to init (containment.py says why
+    only a process qnndoctor owns does this). True if it now does. Lives here,
+    not in containment.py, because the head start needs it before anything
+    else is imported."""
+    global subreaper
+    if subreaper or not sys.platform.startswith("linux"):
+        return subreaper
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        subreaper = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        subreaper = False
+    return subreaper
 
 
 def claim(kind: str, argv: Sequence[str], env: Mapping[str, str]) -> EarlyChild | None:
@@ -350,9 +365,14 @@ def discard() -> None:
         _end(_waiting.popitem()[1])
 
 
-def _end(early: EarlyChild) -> None:
+def remove_folder(path: str) -> None:
+    """Remove a folder ``new_folder`` made, with whatever the child left in it."""
     import shutil
 
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _end(early: EarlyChild) -> None:
     proc = early.proc
     try:
         if sys.platform != "win32":
@@ -370,4 +390,4 @@ def _end(early: EarlyChild) -> None:
             stream.close()
     proc.wait()
     if early.cwd is not None:
-        shutil.rmtree(early.cwd, ignore_errors=True)
+        remove_folder(early.cwd)

@@ -71,7 +71,7 @@ def _stat_file(path: Path, into: list[Any], root: Path | None = None) -> None:
     into.append([shown, stat.st_size, stat.st_mtime_ns])
 
 
-def read_fingerprint(matrix_option: str | None) -> list[Any]:
+def read_fingerprint(matrix_option: Path | None) -> list[Any]:
     """What decides besides the facts: qnndoctor's code and data, the matrix
     in use, the ``packaging`` library (read anew each time: in a long-running
     application any of them may change)."""
@@ -92,11 +92,10 @@ def read_fingerprint(matrix_option: str | None) -> list[Any]:
     if origin:
         _stat_file(Path(origin), found)
     if matrix_option is not None:
-        option = Path(matrix_option)
-        if option.is_dir():
-            _stat_tree(option, found)
+        if matrix_option.is_dir():
+            _stat_tree(matrix_option, found)
         else:
-            _stat_file(option, found)
+            _stat_file(matrix_option, found)
     else:
         updated = _cache_root() / "matrix"  # matrixdata.user_matrix_dir, without its imports
         if updated.is_dir():
@@ -246,7 +245,7 @@ def recall(
     facts, the session's "not run" among them): the remembered report for
     these facts, or where to remember the decisions about to be made."""
     if fingerprint is None:
-        fingerprint = read_fingerprint(None if options.matrix is None else str(options.matrix))
+        fingerprint = read_fingerprint(options.matrix)
     pending = ToRemember(
         key(facts.to_json(), target.to_json(), fingerprint), fingerprint, target.python
     )
@@ -273,10 +272,8 @@ def _remembered(
     options: CheckOptions, target: Target, facts: Facts, decisions: dict[str, Any]
 ) -> CheckOutcome:
     """The report of remembered decisions with this run's facts."""
-    import datetime
-
     from .findings import Finding, SkippedCheck
-    from .pipeline import CheckOutcome
+    from .pipeline import CheckOutcome, finished, now
     from .report import Report
 
     report = Report(
@@ -284,16 +281,11 @@ def _remembered(
         facts=facts,
         findings=tuple(Finding.from_json(f) for f in decisions["findings"]),
         skipped=tuple(SkippedCheck.from_json(s) for s in decisions["skipped_checks"]),
-        created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        created=now(),
         matrix_source=str(decisions["matrix_source"]),
         recommendation=decisions["recommendation"],
     )
     document = report.to_json()
     document["matrix"] = dict(decisions["matrix"])
-    if options.redact:
-        from .redact import redact_document
-
-        document = redact_document(document)
-    else:
-        document["redacted"] = False
-    return CheckOutcome(document, report, None, tuple(str(w) for w in decisions["warnings"]))
+    warnings = tuple(str(w) for w in decisions["warnings"])
+    return CheckOutcome(finished(document, options.redact), report, None, warnings)

@@ -101,7 +101,8 @@ class CheckOutcome:
         return self.report.exit_code(Severity.parse(fail_on))
 
 
-def _now() -> str:
+def now() -> str:
+    """A report's ``created``: UTC, to the second."""
     import datetime  # here: the smoke child starts before this import
 
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
@@ -113,7 +114,7 @@ def envelope() -> dict[str, Any]:
     return {
         "schema_version": REPORT_SCHEMA_VERSION,
         "tool": {"name": "qnndoctor", "version": __version__},
-        "created": _now(),
+        "created": now(),
     }
 
 
@@ -302,7 +303,7 @@ class _Warmup:
                 from . import memo
                 from .target import resolve
 
-                self.fingerprint = memo.read_fingerprint(_option_text(self.options.matrix))
+                self.fingerprint = memo.read_fingerprint(self.options.matrix)
                 python = resolve(self.options.python).python
                 decided_before = memo.probably_known(python, self.fingerprint)
         except Exception:  # only a guess: the check asks the memo itself later
@@ -534,14 +535,14 @@ def _diagnose(
         document["changes_since_report"] = changes(saved, document)
     if to_remember is not None:
         to_remember.remember(document, report, warnings, log)
-    if options.redact:
-        from .redact import redact_document
+    return CheckOutcome(finished(document, options.redact), report, None, tuple(warnings))
 
-        document = redact_document(document)
-    else:
+
+def finished(document: dict[str, Any], redact: bool) -> dict[str, Any]:
+    """A report's document as it leaves the pipeline: redacted unless asked not to."""
+    if not redact:
         document["redacted"] = False
-    return CheckOutcome(document, report, None, tuple(warnings))
+        return document
+    from .redact import redact_document
 
-
-def _option_text(path: Path | None) -> str | None:
-    return None if path is None else str(path)
+    return redact_document(document)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -10,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from . import exitcodes
 from .facts import Facts
 from .findings import Finding, Severity, SkippedCheck
-from .pipeline import envelope
+from .pipeline import envelope, now
 from .target import Target
 
 if TYPE_CHECKING:  # the rules and the matrix are imported when a report is built, not read
@@ -167,7 +166,7 @@ def build(target: Target, facts: Facts, matrix: Matrix, prepared: Prepared | Non
         facts=facts,
         findings=align_fixes(evaluation.findings, recommendation),
         skipped=evaluation.skipped,
-        created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        created=now(),
         matrix_source=matrix.source,
         recommendation=recommendation,
     )

@@ -270,9 +270,13 @@ def _told_apart(candidates: list[Candidate], text: str, catalogue: Catalogue) ->
         bonus = min(MAX_RESEMBLANCE_BONUS, round(value))
         if found and close > 1 and best - c.score <= CLOSE_MARGIN and bonus > 0:
             words = ", ".join(repr(t) for t in found.shared[:SHOWN_TERMS])
-            detail = f"the text shares rare words with its symptoms ({words}; similarity {value:.1f})"
+            detail = (
+                f"the text shares rare words with its symptoms ({words}; similarity {value:.1f})"
+            )
             c = dataclasses.replace(
-                c, score=c.score + bonus, evidence=(*c.evidence, Evidence("resemblance", detail, bonus))
+                c,
+                score=c.score + bonus,
+                evidence=(*c.evidence, Evidence("resemblance", detail, bonus)),
             )
         told.append(dataclasses.replace(c, resemblance=value))
     return told

@@ -172,9 +172,10 @@ def _similarities(text: str, signatures: tuple[Signature, ...]) -> list[tuple[Re
         if not norm:
             continue
         plain = sum(idf[t] * words[t] for t in shared) / norm
-        similarity = sum(
-            idf[t] * words[t] * (FAILURE_LINE_BOOST if t in on_failure else 1) for t in shared
-        ) / norm
+        similarity = (
+            sum(idf[t] * words[t] * (FAILURE_LINE_BOOST if t in on_failure else 1) for t in shared)
+            / norm
+        )
         ranked = tuple(sorted(shared, key=lambda t: (-idf[t] * words[t], t)))
         found.append((Resemblance(signature, similarity, ranked), plain))
     return found

@@ -83,7 +83,8 @@ def fastrpc_permissions(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         FASTRPC_DENIED,
         "The HTP backend reaches the NPU through "
         + ", ".join(
-            f"{n.get('path')} ({n.get('mode', '?')}, group {n.get('group') or '?'})" for n in blocked
+            f"{n.get('path')} ({n.get('mode', '?')}, group {n.get('group') or '?'})"
+            for n in blocked
         )
         + ", which this user cannot open for reading and writing. Session creation then fails "
         "(a FastRPC session error or a permission error), although it works with sudo. "

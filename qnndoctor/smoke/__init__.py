@@ -8,7 +8,6 @@ capped output) and classifies whatever happens, crash and hang included.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,18 +33,6 @@ def _child_env() -> dict[str, str]:
     return headstart.smoke_env()
 
 
-class _EarlyFolder:
-    """The working folder the head start made for the child it started."""
-
-    def __init__(self, path: str) -> None:
-        self.name = path
-
-    def cleanup(self) -> None:
-        import shutil
-
-        shutil.rmtree(self.name, ignore_errors=True)
-
-
 class PendingSmoke:
     """A smoke session that was started and is not classified yet."""
 
@@ -53,7 +40,7 @@ class PendingSmoke:
         self,
         backend: str,
         timeout: float,
-        cwd: tempfile.TemporaryDirectory[str] | _EarlyFolder | None,
+        cwd: str | None,  # the child's working folder (headstart.new_folder), removed after it
         started: Started | None = None,
         completed: Completed | None = None,
     ) -> None:
@@ -70,7 +57,7 @@ class PendingSmoke:
             completed = self._started.finish() if self._started is not None else self._completed
         finally:
             if self._cwd is not None:
-                self._cwd.cleanup()
+                headstart.remove_folder(self._cwd)
         assert completed is not None
         from .outcome import classify
 
@@ -87,21 +74,19 @@ def start_smoke(
     argv, env = smoke_argv(target, backend), _child_env()
     if isinstance(runner, SubprocessRunner):
         early = headstart.claim("smoke", argv, env)
-        if early is not None and early.cwd is not None:
+        if early is not None:
             started = runner.adopt(early, timeout=timeout)
-            return PendingSmoke(backend, timeout, _EarlyFolder(early.cwd), started=started)
-    # A neutral working directory: a stray ./onnxruntime folder must not be
-    # what the session imports (the probes report that case separately).
-    cwd = tempfile.TemporaryDirectory(prefix="qnndoctor-smoke-")
+            return PendingSmoke(backend, timeout, early.cwd, started=started)
+    cwd = headstart.new_folder()
     try:
         if isinstance(runner, SubprocessRunner):
-            started = runner.start(argv, timeout=timeout, env=env, cwd=cwd.name)
+            started = runner.start(argv, timeout=timeout, env=env, cwd=cwd)
             return PendingSmoke(backend, timeout, cwd, started=started)
-        completed = runner.run(argv, timeout=timeout, env=env, cwd=cwd.name)
+        completed = runner.run(argv, timeout=timeout, env=env, cwd=cwd)
     except BaseException:
-        cwd.cleanup()
+        headstart.remove_folder(cwd)
         raise
-    cwd.cleanup()
+    headstart.remove_folder(cwd)
     return PendingSmoke(backend, timeout, None, completed=completed)
 
 
