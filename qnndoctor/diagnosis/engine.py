@@ -20,7 +20,7 @@ from typing import Any
 from .catalogue import Catalogue, Condition, HarmlessLine, Signature, normalize_exit_code
 from .facts import DiagnosisFacts
 from .prefilter import LineGate, Literals, fold, search
-from .resemblance import SHOWN_TERMS, Resemblance, resemble, similarity_to
+from .resemblance import SHOWN_TERMS, Comparison, Resemblance, compare, reads_like_failure
 
 MIN_SPECIFICITY = 3  # generic words alone (weight 1-2) never raise a candidate
 CORROBORATION = 1  # what each further matched pattern of a candidate adds
@@ -73,7 +73,7 @@ class Candidate:
     evidence: tuple[Evidence, ...]
     unknown_facts: tuple[str, ...]  # conditions nobody could judge: what would decide
     raised_by: str = "pattern"  # pattern (or a measured fact) | resemblance (a guess)
-    # How much the text resembles this entry's symptoms (resemblance.similarity_to);
+    # How much the text resembles this entry's symptoms (resemblance.Comparison.by_id);
     # None when it was not asked (no matched candidate, or a guess: see evidence).
     resemblance: float | None = None
 
@@ -255,12 +255,12 @@ def _why_first(first: Candidate, second: Candidate) -> tuple[str, ...]:
     return tuple(reasons)
 
 
-def _told_apart(candidates: list[Candidate], text: str, catalogue: Catalogue) -> list[Candidate]:
+def _told_apart(candidates: list[Candidate], compared: Comparison) -> list[Candidate]:
     """Each matched candidate with how much the text resembles its symptoms;
     those within CLOSE_MARGIN of the best (look-alikes: often the same
     message, shared by several causes) also gain that similarity, rounded
     and capped, so what else the text says decides between them."""
-    similarity = similarity_to(text, catalogue.signatures)
+    similarity = compared.by_id()
     best = max(c.score for c in candidates)
     close = sum(1 for c in candidates if best - c.score <= CLOSE_MARGIN)
     told: list[Candidate] = []
@@ -305,13 +305,17 @@ def score(
             candidates.append(result)
         elif isinstance(result, Excluded):
             excluded.append(result)
-    if candidates:
-        candidates = _told_apart(candidates, active, catalogue)
-    if resemblance and max((c.matched_score for c in candidates), default=0) < WEAK_SCORE:
+    compared = compare(active, catalogue.signatures) if candidates else None
+    if compared is not None:
+        candidates = _told_apart(candidates, compared)
+    weak = max((c.matched_score for c in candidates), default=0) < WEAK_SCORE
+    if resemblance and weak and reads_like_failure(active):
         # Nothing (or only something weak) matched: offer what the text resembles,
         # as a guess (facts still judge).
         raised = {c.signature.id for c in candidates}
-        for similar in resemble(active, catalogue.signatures):
+        if compared is None:
+            compared = compare(active, catalogue.signatures)
+        for similar in compared.offered():
             if similar.signature.id in raised:
                 continue
             result = _score(similar.signature, "", None, exception_type, facts, similar)

@@ -16,7 +16,7 @@ facts still confirm or exclude them as they do for matched patterns. It only
 runs when no pattern raised anything strong and the text reads like a failure, so a
 healthy log stays without candidates; beside a weak match (engine.WEAK_SCORE)
 it adds guesses that rank after every matched candidate. When messages did
-match, ``similarity_to`` (the same measure, no threshold, no gate) tells
+match, ``Comparison.by_id`` (the same measure, no threshold, no gate) tells
 look-alike candidates apart and backs their confidence (engine._told_apart,
 Diagnosis.doubt); it raises nothing by itself.
 """
@@ -27,7 +27,6 @@ import bisect
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from . import prefilter
@@ -124,16 +123,41 @@ class Resemblance:
         )
 
 
-def _documents(signatures: Iterable[Signature]) -> dict[str, tuple[Signature, dict[str, float]]]:
-    """Each entry's words, weighted by where they stand: its title and real
-    symptom examples, and its cause (the maintainers' explanation: a new
-    reporter often describes the mechanism, not the message) at CAUSE_WEIGHT."""
-    documents: dict[str, tuple[Signature, dict[str, float]]] = {}
+@dataclass(frozen=True)
+class _Index:
+    """A catalogue's side of the comparison, the same for every text: each
+    entry's words, weighted by where they stand (its title and real symptom
+    examples, and its cause, the maintainers' explanation: a new reporter
+    often describes the mechanism, not the message, at CAUSE_WEIGHT), how
+    rare each word is across entries, and each entry's vocabulary size."""
+
+    signatures: tuple[Signature, ...]
+    documents: tuple[tuple[Signature, dict[str, float]], ...]
+    idf: dict[str, float]
+    norms: dict[str, float]
+
+
+_last_index: _Index | None = None
+
+
+def _index(signatures: tuple[Signature, ...]) -> _Index:
+    """The index of this catalogue, made once (the last one is kept: a
+    process diagnoses with one catalogue)."""
+    global _last_index
+    if _last_index is not None and _last_index.signatures is signatures:
+        return _last_index
+    documents = []
     for s in signatures:
         words = dict.fromkeys(terms(s.cause), CAUSE_WEIGHT) if CAUSE_WEIGHT else {}
         words.update(dict.fromkeys(terms("\n".join((s.title, *s.examples))), 1.0))
-        documents[s.id] = (s, words)
-    return documents
+        documents.append((s, words))
+    frequency = Counter(t for _, words in documents for t in words)
+    idf = {t: math.log(len(documents) / n) for t, n in frequency.items()}
+    # Normalised by the size of the entry's vocabulary, so that an entry with
+    # many examples is not favoured for being long.
+    norms = {s.id: math.sqrt(sum(idf[t] * w for t, w in words.items())) for s, words in documents}
+    _last_index = _Index(signatures, tuple(documents), idf, norms)
+    return _last_index
 
 
 def _failure_terms(text: str) -> frozenset[str]:
@@ -151,25 +175,42 @@ def _failure_terms(text: str) -> frozenset[str]:
     return terms("\n".join(lines[i] for i in sorted(near) if 0 <= i < len(lines)))
 
 
-def _similarities(text: str, signatures: tuple[Signature, ...]) -> list[tuple[Resemblance, float]]:
-    """Each entry sharing at least MIN_SHARED words with ``text``: its ranking
-    similarity and its unboosted one (what the threshold judges)."""
+@dataclass(frozen=True)
+class Comparison:
+    """``text`` against each entry sharing at least MIN_SHARED words with it:
+    its ranking similarity and its unboosted one (what the threshold judges).
+    Made once per text; the engine asks it twice (look-alikes, guesses)."""
+
+    found: tuple[tuple[Resemblance, float], ...]
+
+    def by_id(self) -> dict[str, Resemblance]:
+        """How closely the text resembles each entry's symptoms (no threshold,
+        no gate): what tells apart candidates that matched the same message."""
+        return {r.signature.id: r for r, _ in self.found}
+
+    def offered(self) -> tuple[Resemblance, ...]:
+        """The entries the text resembles most, best first (at most a few):
+        the guesses, for a text that reads like a failure (``reads_like_failure``,
+        asked first by the engine: on a healthy log nothing is compared)."""
+        # the threshold weighs all words alike: the failing-line boost only reorders
+        kept = [r for r, plain in self.found if plain >= MIN_SIMILARITY]
+        kept.sort(key=lambda r: (-r.similarity, r.signature.id))
+        return tuple(kept[:MAX_OFFERED])
+
+
+def compare(text: str, signatures: tuple[Signature, ...]) -> Comparison:
+    """``text`` (already free of harmless lines) against the catalogue."""
     query = terms(text)
     if not query:
-        return []
+        return Comparison(())
     on_failure = _failure_terms(text)
-    documents = _documents(signatures)
-    frequency = Counter(t for _, words in documents.values() for t in words)
-    idf = {t: math.log(len(documents) / n) for t, n in frequency.items()}
+    index = _index(signatures)
+    idf = index.idf
     found: list[tuple[Resemblance, float]] = []
-    for signature, words in documents.values():
+    for signature, words in index.documents:
         shared = query.intersection(words)  # iterates the entry's words, not the text's
-        if len(shared) < MIN_SHARED:
-            continue
-        # Shared rarity, normalised by the size of the entry's vocabulary so
-        # that an entry with many examples is not favoured for being long.
-        norm = math.sqrt(sum(idf[t] * w for t, w in words.items()))
-        if not norm:
+        norm = index.norms[signature.id]
+        if len(shared) < MIN_SHARED or not norm:
             continue
         plain = sum(idf[t] * words[t] for t in shared) / norm
         similarity = (
@@ -178,22 +219,4 @@ def _similarities(text: str, signatures: tuple[Signature, ...]) -> list[tuple[Re
         )
         ranked = tuple(sorted(shared, key=lambda t: (-idf[t] * words[t], t)))
         found.append((Resemblance(signature, similarity, ranked), plain))
-    return found
-
-
-def similarity_to(text: str, signatures: tuple[Signature, ...]) -> dict[str, Resemblance]:
-    """How closely ``text`` resembles each entry's symptoms (entries sharing
-    fewer than MIN_SHARED words are left out): what tells apart candidates
-    that matched the same message."""
-    return {r.signature.id: r for r, _ in _similarities(text, signatures)}
-
-
-def resemble(text: str, signatures: tuple[Signature, ...]) -> tuple[Resemblance, ...]:
-    """The entries ``text`` resembles most, best first (at most a few).
-    ``text`` should already be free of harmless lines."""
-    if not reads_like_failure(text):
-        return ()
-    # the threshold weighs all words alike: the failing-line boost only reorders
-    found = [r for r, plain in _similarities(text, signatures) if plain >= MIN_SIMILARITY]
-    found.sort(key=lambda r: (-r.similarity, r.signature.id))
-    return tuple(found[:MAX_OFFERED])
+    return Comparison(tuple(found))
