@@ -16,6 +16,14 @@ _URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*[:;]//)[^/\s@]+@")
 # ``user:password@host`` without a scheme (pip and git accept it), also after a
 # '/' (a URL a split at ':' cut from its scheme, as in a ':'-separated path).
 _BARE_CREDENTIALS = re.compile(r"(?<![\w\\.%+-])[\w.%+-]+[:;][^\s/\\@'\"<>;:]+@(?=[\w-])")
+# Anyone's home folder in a path (a log pasted from another machine names
+# that machine's user, whom this machine's redactor does not know): the
+# component after Users\ or /home/ (separators may come doubled, as in a path
+# quoted inside JSON), except the shared folders that name no person.
+_ANY_HOME = re.compile(
+    r"(?i)((?:\b[a-z]:)?[\\/]+(?:users|home)[\\/]+)"
+    r"(?!(?:public|default|default user|all users|shared)(?:[\\/'\"\s]|$))([^\\/\s:*?\"'<>|]+)"
+)
 # A user name at least this long is replaced wherever it appears between
 # non-letters, not only as a whole path component (``/data/zedkowalski-9_models``,
 # ``C:\work\zedkowalski_projects``). A short one is kept inside a word: user
@@ -101,6 +109,8 @@ class Redactor:
             if variant in value:
                 value = value.replace(variant, "~")
         lower = value.lower()
+        if "users" in lower or "home" in lower:
+            value = _ANY_HOME.sub(r"\1<user>", value)
         # Hosts first: a host name often holds the user name (alice-laptop).
         for word, pattern in self._hosts:
             if word in lower:  # a substring test first: most strings hold no name

@@ -90,6 +90,14 @@ def test_every_redacted_output_is_clean(cli: Cli, planted: Path, tmp_path: Path)
         ("mail zed@host.example", "mail zed@host.example"),  # no password: an address
         ("/opt/ai/models and the ai word", "/opt/<user>/models and the ai word"),
         ("/home/zedkowalski/x", "~/x"),
+        # another machine's user, in a log pasted here
+        (r"PS C:\Users\someone\proj> pip list", r"PS C:\Users\<user>\proj> pip list"),
+        (r"'C:\\Users\\someone\\x.onnx'", r"'C:\\Users\\<user>\\x.onnx'"),
+        ("File /home/other/venv/x.py, line 3", "File /home/<user>/venv/x.py, line 3"),
+        ("/Users/other/Library", "/Users/<user>/Library"),
+        (r"C:\Users\Public\Documents", r"C:\Users\Public\Documents"),  # nobody's
+        ("/Users/Shared/models", "/Users/Shared/models"),
+        ("the users/home folders", "the users/home folders"),  # prose, no path
     ],
 )
 def test_redactor_on_planted_values(text: str, expected: str) -> None:
