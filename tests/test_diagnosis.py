@@ -403,6 +403,19 @@ onnxruntime-qnn    1.19.0
 """
 
 
+def test_every_regex_a_text_fact_finder_runs_is_listed_for_its_gate() -> None:
+    """A finder runs only on lines where one of its listed regexes may match
+    (textfacts._FINDER_REGEXES): a regex used but not listed would be skipped
+    silently on the lines only it matches."""
+    for finder, listed in textfacts._FINDER_REGEXES:
+        used = {
+            value
+            for name in finder.__code__.co_names
+            if isinstance(value := getattr(textfacts, name, None), re.Pattern)
+        }
+        assert used and used <= set(listed), (finder.__name__, used - set(listed))
+
+
 def test_pip_list_lines() -> None:
     facts = textfacts.from_text(PIP_LIST)
     assert facts.value("onnxruntime_qnn.version") == "1.19.0"
