@@ -379,6 +379,25 @@ def test_harmless_lines_are_removed_before_matching(tmp_path: Path) -> None:
     assert result.verdict.harmless == ((1, "cosmetic"),)
 
 
+def test_default_backend_warning_is_harmless_and_buries_no_real_error() -> None:
+    # Printed by the 1.22+ QNN EP when neither backend_type nor backend_path is given
+    # (microsoft/onnxruntime#24235): alone it is no failure; beside a real error the
+    # error still answers first.
+    warning = (
+        "[W:onnxruntime:FoundryLocalCore, qnn_execution_provider.cc:370 "
+        "onnxruntime::QNNExecutionProvider::QNNExecutionProvider] "
+        "Unable to determine backend path from provider options. Using default."
+    )
+    alone = diagnose(warning, socs=SOCS)
+    assert alone.candidates == ()
+    assert [name for _, name in alone.verdict.harmless] == ["qnn-ep-default-backend-path"]
+    error = "QNN SetupBackend failed Unable to find a valid interface for /usr/lib/libQnnHtp.so"
+    beside = diagnose(warning + "\n" + error, socs=SOCS)
+    assert beside.top is not None
+    assert beside.top.signature.id == diagnose(error, socs=SOCS).ids()[0]
+    assert [name for _, name in beside.verdict.harmless] == ["qnn-ep-default-backend-path"]
+
+
 def test_version_range_condition_tells_1x_from_2x() -> None:
     text = (
         "UserWarning: Specified provider 'QNNExecutionProvider' is not in available provider names."
