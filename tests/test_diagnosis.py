@@ -252,6 +252,48 @@ def test_equal_scores_are_broken_by_specificity_then_facts_never_by_order(tmp_pa
         assert any("confirmed facts" in r for r in result.verdict.why_first)
 
 
+def test_look_alikes_whose_rounded_resemblance_ties_are_told_apart_by_the_unrounded_one(
+    tmp_path: Path,
+) -> None:
+    """Two causes of one message, both +1 for resemblance (0.79 and 0.57 round
+    alike): the one whose symptoms the text resembles more comes first, whatever
+    the ids, and that is said (dev-008 of the LOO: three look-alikes tied and
+    the id order decided)."""
+    text = "QNN_DEVICE_ERROR_INVALID_CONFIG on the phone: is the skel missing?"
+    manifest = {
+        "id": "a-manifest",
+        "title": "QNN_DEVICE_ERROR_INVALID_CONFIG in an app",
+        "patterns": [{"regex": "QNN_DEVICE_ERROR_INVALID_CONFIG", "weight": 4}],
+        "symptom_examples": [
+            "QNN_DEVICE_ERROR_INVALID_CONFIG: libcdsprpc not declared in the manifest of the phone app"
+        ],
+    }
+    skel = {
+        "id": "z-skel",
+        "title": "QNN_DEVICE_ERROR_INVALID_CONFIG: skel not found",
+        "patterns": [{"regex": "QNN_DEVICE_ERROR_INVALID_CONFIG", "weight": 4}],
+        "symptom_examples": [
+            "QnnDevice_create 14001 QNN_DEVICE_ERROR_INVALID_CONFIG: the skel is not on the transport search path"
+        ],
+    }
+    other = {
+        "id": "m-other",
+        "title": "something else entirely",
+        "patterns": [{"regex": "never matches this", "weight": 9}],
+        "symptom_examples": ["an unrelated phone app message"],
+    }
+    result = diagnose(
+        text, catalogue=_write_catalogue(tmp_path, [manifest, skel, other]), text_facts=False
+    )
+    assert result.ids() == ["z-skel", "a-manifest"]
+    first, second = result.candidates
+    assert first.score == second.score  # the rounded bonuses are equal
+    assert (first.resemblance or 0.0) > (second.resemblance or 0.0)
+    assert not result.verdict.tie
+    assert any("resembles its symptoms more" in r for r in result.verdict.why_first)
+    assert result.confidence(0) == "low"  # equal matched scores: no margin
+
+
 def test_a_true_tie_is_reported_with_the_fact_that_decides(tmp_path: Path) -> None:
     one = {
         "id": "one",

@@ -87,8 +87,11 @@ class Candidate:
         messages, exit code and facts say."""
         return self.score - sum(e.weight for e in self.evidence if e.kind == "resemblance")
 
-    def rank_key(self) -> tuple[int, int, int]:
-        return (self.score, self.specificity, self.confirmed_facts)
+    def rank_key(self) -> tuple[int, int, int, float]:
+        """Score, then specificity, then confirmed facts, then how closely the
+        text resembles the entry's symptoms (unrounded: look-alikes whose
+        rounded resemblance bonus came out equal are still told apart by it)."""
+        return (self.score, self.specificity, self.confirmed_facts, self.resemblance or 0.0)
 
 
 @dataclass(frozen=True)
@@ -249,6 +252,11 @@ def _why_first(first: Candidate, second: Candidate) -> tuple[str, ...]:
         elif first.confirmed_facts != second.confirmed_facts:
             reasons.append(
                 f"same score; {first.confirmed_facts} confirmed facts against {second.confirmed_facts}"
+            )
+        elif (first.resemblance or 0.0) != (second.resemblance or 0.0):
+            reasons.append(
+                f"same score; the text resembles its symptoms more"
+                f" (similarity {first.resemblance or 0.0:.2f} against {second.resemblance or 0.0:.2f})"
             )
     if not reasons:
         reasons.append(f"score {first.score} against {second.score}")
