@@ -537,6 +537,25 @@ def test_htp_arch_and_fp16_from_the_files_the_reporter_deployed() -> None:
     assert plain.value("htp_arch") is None and plain.value("model.precision") is None
 
 
+def test_a_numpy_version_named_inside_a_sentence_decides_between_the_numpy_causes() -> None:
+    """"(onnxruntime 1.9.1, numpy 1.21.4)": a version named mid-line is read
+    for numpy too, so the NumPy-2 cause (which requires numpy >= 2) is
+    excluded, with that line named, instead of winning at medium."""
+    text = (
+        ">>> import onnxruntime\n"
+        "RuntimeError: module compiled against API version 0x10 but this version of numpy is 0xf\n"
+        "ImportError: numpy.core.multiarray failed to import\n"
+        "This is on a Raspberry Pi with onnxruntime 1.16.0 and numpy 1.23.5 from apt.\n"
+    )
+    facts = textfacts.from_text(text)
+    assert facts.value("numpy.version") == "1.23.5"
+    assert facts.value("onnxruntime.version") == "1.16.0"
+    result = diagnose(text)
+    excluded = {e.signature.id: e.because for e in result.verdict.excluded}
+    assert "numpy.version is '1.23.5' (log line 4" in excluded["numpy2-vs-onnxruntime-built-for-numpy1"]
+    assert result.ids()[0] == "numpy-older-than-onnxruntime-build"
+
+
 def test_measured_facts_win_and_conflicts_are_named() -> None:
     from qnndoctor.diagnosis.facts import merge
 

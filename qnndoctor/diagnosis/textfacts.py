@@ -124,10 +124,12 @@ def _snippet(line: str) -> str:
 Finder = Callable[[str, Allow], Iterator[tuple[str, Any]]]
 
 
+# A version named inside a sentence or a parenthesis: "(onnxruntime 1.9.1, numpy 1.21.4)".
 _MENTION = re.compile(
-    r"\b(onnxruntime[-_]qnn|onnxruntime)(?:==|\s+version\s+|\s*[:=]\s*|\s+v?(?=\d))v?(\d+\.\d+(?:\.\d+)?)\b",
+    r"\b(onnxruntime[-_]qnn|onnxruntime|numpy)(?:==|\s+version\s+|\s*[:=]\s*|\s+v?(?=\d))v?(\d+\.\d+(?:\.\d+)?)\b",
     re.IGNORECASE,
 )
+_MENTION_KEYS = {**_FLAVOUR_KEYS, "numpy": "numpy.version"}
 
 
 def _pip_lines(line: str, allow: Allow) -> Iterator[tuple[str, Any]]:
@@ -135,7 +137,7 @@ def _pip_lines(line: str, allow: Allow) -> Iterator[tuple[str, Any]]:
     if not match:
         for mention in _MENTION.finditer(line) if allow(_MENTION) else ():
             name = mention[1].lower().replace("_", "-")
-            yield _FLAVOUR_KEYS[name], mention[2]  # a mention is not proof it is installed
+            yield _MENTION_KEYS[name], mention[2]  # a mention is not proof it is installed
     if match:
         name = match["name"].lower().replace("_", "-")
         version = match["version"]
