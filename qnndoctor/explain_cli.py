@@ -96,7 +96,7 @@ def _write_candidate(out: TextIO, c: dict[str, Any], heading: str) -> None:
     out.write(f"  cause: {c['cause']}\n")
     out.write("  evidence:\n")
     for item in c["evidence"]:
-        sign = f"+{item['weight']}" if item["weight"] else " 0"
+        sign = f"{item['weight']:+d}" if item["weight"] else " 0"
         out.write(f"    {sign:>3}  {item['kind']}: {item['detail']}\n")
     out.write("  fix:\n")
     for line in str(c["fix"]).splitlines():

@@ -60,7 +60,11 @@ class Diagnosis:
         (None when nothing speaks against it): measured by leave-one-out, these
         are the first answers that were most often wrong."""
         candidate = self.verdict.candidates[rank]
-        if candidate.raised_by == "resemblance" or candidate.resemblance is None:
+        if candidate.raised_by == "resemblance":
+            return None
+        if candidate.contradicted:
+            return f"a known fact speaks against it: {candidate.contradicted[0]}"
+        if candidate.resemblance is None:
             return None
         if candidate.resemblance < MIN_SIMILARITY:
             return "its message matched, but little else in the text resembles this cause's reports"

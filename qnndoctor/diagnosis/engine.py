@@ -76,6 +76,9 @@ class Candidate:
     # How much the text resembles this entry's symptoms (resemblance.Comparison.by_id);
     # None when it was not asked (no matched candidate, or a guess: see evidence).
     resemblance: float | None = None
+    # Known facts that fit none of its ``support`` values for that fact (one line each):
+    # not enough to exclude it, but it speaks against it.
+    contradicted: tuple[str, ...] = ()
 
     @property
     def confirmed_facts(self) -> int:
@@ -198,8 +201,13 @@ def _score(
         evidence.append(Evidence("exception", exception_type, EXCEPTION_WEIGHT))
     unknown: list[str] = []
     required_confirmed = False
+    # support conditions on one fact are alternatives ("flavours contains onnxruntime",
+    # "... onnxruntime-gpu"): the fact speaks against the entry only when it fits none
+    supports: dict[str, list[tuple[bool, str, Condition]]] = {}
     for condition in signature.conditions:
         verdict, detail = _judge(condition, facts)
+        if verdict is not None and condition.effect == "support":
+            supports.setdefault(condition.fact, []).append((verdict, detail, condition))
         if verdict is None:
             unknown.append(detail)
         elif verdict:
@@ -209,10 +217,13 @@ def _score(
             required_confirmed |= condition.effect == "require"
         elif condition.effect == "require":
             return Excluded(signature, text_score, f"{detail} contradicts {condition.describe()}")
-        else:
-            evidence.append(Evidence("fact", f"{detail} does not fit {condition.describe()}", 0))
     if not by_text and not required_confirmed:
         return None  # an exit code alone says too little; with a measured fact it may speak
+    contradicted = _unsupported(supports)
+    # A fact that fits none of the entry's supporting values counts against it as
+    # much as a fitting one counts for it (a guess: it only speaks, see above).
+    for line in contradicted:
+        evidence.append(Evidence("fact", line, 0 if resemblance is not None else -FACT_WEIGHT))
     return Candidate(
         signature,
         score=sum(e.weight for e in evidence),
@@ -220,6 +231,17 @@ def _score(
         evidence=tuple(evidence),
         unknown_facts=tuple(unknown),
         raised_by="resemblance" if resemblance is not None else "pattern",
+        contradicted=contradicted,
+    )
+
+
+def _unsupported(supports: dict[str, list[tuple[bool, str, Condition]]]) -> tuple[str, ...]:
+    """For each fact whose known value fits none of the entry's ``support``
+    values, one line naming the fact and the values it does not fit."""
+    return tuple(
+        f"{judged[0][1]} does not fit " + " or ".join(c.describe() for _, _, c in judged)
+        for judged in supports.values()
+        if not any(verdict for verdict, _, _ in judged)
     )
 
 

@@ -376,10 +376,14 @@ def from_text(text: str, socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
         items.extend(_template_versions(template_ort, found, text))
     if flavours:
         names = frozenset(f for f in flavours if f in _MODULE_FLAVOURS)
-        if names:
-            items.append(
-                Fact("flavours", names, "pip lines: " + ", ".join(sorted(flavours.values())))
-            )
+        listing = _full_listing(text)
+        # ``flavours`` is the whole set: one flavour seen in a `pip show` or a
+        # sentence is not proof that no other is installed (a shadowed install
+        # is one its owner does not know about); a full listing is.
+        if len(names) > 1 or (names and listing):
+            pip_lines = ", ".join(sorted(flavours.values()))
+            source = f"pip lines: {pip_lines}" + (f", in {listing}" if listing else "")
+            items.append(Fact("flavours", names, source))
     if socs and (hit := mentioned_soc(text, socs)):
         soc, named = hit
         source = f"the log names {named!r} (SoC table)"
@@ -388,6 +392,22 @@ def from_text(text: str, socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
             items.append(Fact("htp_arch", f"v{soc.htp_arch}", source))
         items.append(Fact("machine.arch", "arm64", source))
     return from_items(items)
+
+
+# The header of `pip list` / `conda list`, and `pip freeze` lines: the text
+# lists every installed package, so a flavour it does not list is not installed.
+_LISTING_HEADER = re.compile(r"^[ \t]*(?:Package[ \t]+Version|#[ \t]*Name[ \t]+Version[ \t]+Build)\b", re.M)
+_FREEZE_LINE = re.compile(r"^[ \t]*[A-Za-z][\w.\-]*==\d", re.M)
+FREEZE_LINES = 3  # this many name==version lines read as a `pip freeze` listing
+
+
+def _full_listing(text: str) -> str | None:
+    """Where the text lists every installed package, or None."""
+    if header := _LISTING_HEADER.search(text):
+        return f"a full package listing (log line {text.count(chr(10), 0, header.start()) + 1})"
+    if len(_FREEZE_LINE.findall(text)) >= FREEZE_LINES:
+        return "a pip freeze listing"
+    return None
 
 
 def _template_versions(template: Fact, found: dict[str, Fact], text: str) -> list[Fact]:
