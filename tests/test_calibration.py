@@ -166,3 +166,33 @@ def test_explain_says_it_of_a_weak_tie_but_not_of_a_strong_one(tmp_path: Path) -
     out = io.StringIO()
     render_text(strong, out)
     assert out.getvalue().startswith("Most likely cause: ") and "tied with" in out.getvalue()
+
+
+def test_corroborating_patterns_order_candidates_but_do_not_make_an_answer_medium(
+    tmp_path: Path,
+) -> None:
+    """A weight-6 message (shared by a few causes) plus a second pattern over
+    the same line (+1) reaches 7, but the second pattern says little more:
+    the answer stays low. A cue or a fitting fact that reaches 7 makes it
+    medium. (Two wrong `medium` answers of the leave-one-out, 5005 look-alikes,
+    stood on exactly that +1.)"""
+    shared = {
+        **FLUX,
+        "patterns": [
+            {"regex": r"error 4242\b", "weight": 6},
+            {"regex": r"overheated", "weight": 3},
+        ],
+    }
+    cued = {
+        **shared,
+        "patterns": [*shared["patterns"], {"regex": "coolant", "weight": 2, "context": True}],
+    }
+    text = "error 4242: flux capacitor overheated"
+    plain = diagnose(text, catalogue=_write_catalogue(tmp_path / "plain", [shared, *FILLER]))
+    assert plain.ids() == ["flux-overheated"] and plain.candidates[0].matched_score == 7
+    assert plain.doubt(0) is None and plain.confidence(0) == "low"
+    with_cue = diagnose(
+        text + " (coolant reservoir empty)",
+        catalogue=_write_catalogue(tmp_path / "cued", [cued, *FILLER]),
+    )
+    assert with_cue.candidates[0].matched_score == 9 and with_cue.confidence(0) == "medium"
