@@ -117,7 +117,12 @@ def render_text(document: dict[str, Any], out: TextIO) -> None:
             not document["tie"] or candidates[0]["score"] < WEAK_SCORE
         ):
             out.write(WEAK_NOTE)
-        heading = "Closest known cause (a guess: no catalogued message matched)"
+        matched = any(c.get("raised_by") != "resemblance" for c in candidates)
+        heading = (
+            "Closest known cause (a guess: the messages that matched are weak and doubtful)"
+            if matched
+            else "Closest known cause (a guess: no catalogued message matched)"
+        )
         _write_candidate(out, candidates[0], heading if guess else "Most likely cause")
         if document["tie"]:
             out.write(f"  tied with {candidates[1]['id']}: {candidates[1].get('tell_apart', '')}\n")

@@ -20,7 +20,14 @@ from typing import Any
 from .catalogue import Catalogue, Condition, HarmlessLine, Signature, normalize_exit_code
 from .facts import DiagnosisFacts
 from .prefilter import LineGate, Literals, fold, search
-from .resemblance import SHOWN_TERMS, Comparison, Resemblance, compare, reads_like_failure
+from .resemblance import (
+    MIN_SIMILARITY,
+    SHOWN_TERMS,
+    Comparison,
+    Resemblance,
+    compare,
+    reads_like_failure,
+)
 
 MIN_SPECIFICITY = 3  # generic words alone (weight 1-2) never raise a candidate
 CORROBORATION = 1  # what each further matched pattern of a candidate adds
@@ -312,6 +319,18 @@ def _told_apart(candidates: list[Candidate], compared: Comparison) -> list[Candi
     return told
 
 
+def _weak_and_doubtful(candidate: Candidate) -> bool:
+    """A matched candidate under WEAK_SCORE that a known fact speaks against, or
+    whose reports the text resembles less than a guess would need: a guess
+    that resembles the text more may rank before it (measured by leave-one-out)."""
+    if candidate.raised_by == "resemblance" or candidate.matched_score >= WEAK_SCORE:
+        return False
+    resemblance = candidate.resemblance
+    return bool(candidate.contradicted) or (
+        resemblance is not None and resemblance < MIN_SIMILARITY
+    )
+
+
 def score(
     text: str,
     catalogue: Catalogue,
@@ -353,10 +372,15 @@ def score(
                 candidates.append(result)
             elif isinstance(result, Excluded):
                 excluded.append(result)
-    # A guess never outranks a matched message. id only makes the order of
-    # true ties reproducible; a true tie is flagged.
+    # A guess never outranks a matched message, unless that match is weak and
+    # doubtful itself: then it is ranked among the guesses. id only makes the
+    # order of true ties reproducible; a true tie is flagged.
     candidates.sort(
-        key=lambda c: (c.raised_by == "resemblance", *(-k for k in c.rank_key()), c.signature.id)
+        key=lambda c: (
+            c.raised_by == "resemblance" or _weak_and_doubtful(c),
+            *(-k for k in c.rank_key()),
+            c.signature.id,
+        )
     )
     tie = len(candidates) > 1 and candidates[0].rank_key() == candidates[1].rank_key()
     why: tuple[str, ...] = ()
