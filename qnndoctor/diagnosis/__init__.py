@@ -88,10 +88,7 @@ class Diagnosis:
         # What resemblance added only orders look-alikes: it never makes an answer surer.
         others = [c.matched_score for i, c in enumerate(self.verdict.candidates) if i != rank]
         margin = candidate.matched_score - max(others, default=0)
-        # Corroborating patterns (+1 each) order candidates; they usually match the
-        # same line again, so they do not make an answer medium.
-        patterns = [e.weight for e in candidate.evidence if e.kind == "pattern"]
-        sure = candidate.matched_score - sum(patterns[1:])
+        sure = candidate.sure_score
         if candidate.matched_score >= 12 and margin > CLOSE_MARGIN:
             return "high"
         if sure >= 7 and margin > 0:

@@ -35,6 +35,7 @@ MAX_CORROBORATIONS = 2
 EXIT_CODE_WEIGHT = 3
 EXCEPTION_WEIGHT = 2
 FACT_WEIGHT = 3
+PLATFORM_FACTS = ("os", "wsl")  # confirm which platform, not which of its causes
 CLOSE_MARGIN = 4  # a runner-up this close gets "why the first one won"
 WEAK_SCORE = 7  # a best match scoring below this (under "medium") gets guesses beside it
 RESEMBLANCE_SCALE = 2  # a guess's score: its similarity, doubled and rounded
@@ -59,6 +60,7 @@ class Evidence:
     detail: str  # for patterns: the text that matched, as it stands in the log (hex codes read in decimal too)
     weight: int
     pattern: str | None = None
+    fact: str | None = None  # for facts: the key of the condition judged
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "detail": self.detail, "weight": self.weight}
@@ -90,6 +92,20 @@ class Candidate:
     @property
     def confirmed_facts(self) -> int:
         return sum(1 for e in self.evidence if e.kind == "fact" and e.weight > 0)
+
+    @property
+    def sure_score(self) -> int:
+        """What confidence is judged on: the matched score without the +1s of
+        corroborating patterns (they usually match the same line again) and
+        without confirmed platform facts (every cause of that platform fits
+        them: they rank look-alikes, they do not make an answer surer)."""
+        patterns = [e.weight for e in self.evidence if e.kind == "pattern"]
+        platform = sum(
+            e.weight
+            for e in self.evidence
+            if e.kind == "fact" and e.fact in PLATFORM_FACTS and e.weight > 0
+        )
+        return self.matched_score - sum(patterns[1:]) - platform
 
     @property
     def matched_score(self) -> int:
@@ -220,7 +236,9 @@ def _score(
         elif verdict:
             # A guess is ranked by its resemblance alone: facts may exclude it, not promote it.
             weight = 0 if resemblance is not None else FACT_WEIGHT
-            evidence.append(Evidence("fact", f"{detail} fits {condition.describe()}", weight))
+            evidence.append(
+                Evidence("fact", f"{detail} fits {condition.describe()}", weight, fact=condition.fact)
+            )
             required_confirmed |= condition.effect == "require"
         elif condition.effect == "require":
             return Excluded(signature, text_score, f"{detail} contradicts {condition.describe()}")
