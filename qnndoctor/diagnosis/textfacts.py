@@ -396,17 +396,34 @@ def from_text(text: str, socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
 
 # The header of `pip list` / `conda list`, and `pip freeze` lines: the text
 # lists every installed package, so a flavour it does not list is not installed.
-_LISTING_HEADER = re.compile(r"^[ \t]*(?:Package[ \t]+Version|#[ \t]*Name[ \t]+Version[ \t]+Build)\b", re.M)
-_FREEZE_LINE = re.compile(r"^[ \t]*[A-Za-z][\w.\-]*==\d", re.M)
+_LISTING_HEADER = re.compile(
+    r"[ \t]*(?:Package[ \t]+Version|#[ \t]*Name[ \t]+Version[ \t]+Build)\b"
+)
+_FREEZE_LINE = re.compile(r"[ \t]*[A-Za-z][\w.\-]*==\d")
 FREEZE_LINES = 3  # this many name==version lines read as a `pip freeze` listing
+
+
+def _lines_with(text: str, literal: str) -> Iterator[tuple[int, str]]:
+    """(offset, line) of each line holding ``literal``, found with str.find (a
+    regex anchored at every line of a 100,000-line log costs more)."""
+    at = text.find(literal)
+    while at != -1:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end == -1 else end
+        yield start, text[start:end]
+        at = text.find(literal, end)
 
 
 def _full_listing(text: str) -> str | None:
     """Where the text lists every installed package, or None."""
-    if header := _LISTING_HEADER.search(text):
-        return f"a full package listing (log line {text.count(chr(10), 0, header.start()) + 1})"
-    if len(_FREEZE_LINE.findall(text)) >= FREEZE_LINES:
-        return "a pip freeze listing"
+    for start, line in _lines_with(text, "Version"):
+        if _LISTING_HEADER.match(line):
+            return f"a full package listing (log line {text.count(chr(10), 0, start) + 1})"
+    if text.count("==") >= FREEZE_LINES:
+        frozen = sum(1 for _, line in _lines_with(text, "==") if _FREEZE_LINE.match(line))
+        if frozen >= FREEZE_LINES:
+            return "a pip freeze listing"
     return None
 
 
