@@ -96,7 +96,7 @@ def _write_candidate(out: TextIO, c: dict[str, Any], heading: str) -> None:
     out.write(f"  cause: {c['cause']}\n")
     out.write("  evidence:\n")
     for item in c["evidence"]:
-        sign = f"+{item['weight']}" if item["weight"] else " 0"
+        sign = f"{item['weight']:+d}" if item["weight"] else " 0"
         out.write(f"    {sign:>3}  {item['kind']}: {item['detail']}\n")
     out.write("  fix:\n")
     for line in str(c["fix"]).splitlines():
@@ -117,7 +117,12 @@ def render_text(document: dict[str, Any], out: TextIO) -> None:
             not document["tie"] or candidates[0]["score"] < WEAK_SCORE
         ):
             out.write(WEAK_NOTE)
-        heading = "Closest known cause (a guess: no catalogued message matched)"
+        matched = any(c.get("raised_by") != "resemblance" for c in candidates)
+        heading = (
+            "Closest known cause (a guess: the messages that matched are weak and doubtful)"
+            if matched
+            else "Closest known cause (a guess: no catalogued message matched)"
+        )
         _write_candidate(out, candidates[0], heading if guess else "Most likely cause")
         if document["tie"]:
             out.write(f"  tied with {candidates[1]['id']}: {candidates[1].get('tell_apart', '')}\n")

@@ -11,7 +11,8 @@ from typing import Any
 from test_diagnosis import _write_catalogue
 from test_resemblance import FILLER
 
-from qnndoctor.diagnosis import diagnose
+from qnndoctor.diagnosis import Fact, diagnose
+from qnndoctor.diagnosis.facts import from_items
 from qnndoctor.explain_cli import WEAK_NOTE, render_text
 
 SHARED = "QNN_DEVICE_ERROR_INVALID_CONFIG"
@@ -166,3 +167,61 @@ def test_explain_says_it_of_a_weak_tie_but_not_of_a_strong_one(tmp_path: Path) -
     out = io.StringIO()
     render_text(strong, out)
     assert out.getvalue().startswith("Most likely cause: ") and "tied with" in out.getvalue()
+
+
+def test_corroborating_patterns_order_candidates_but_do_not_make_an_answer_medium(
+    tmp_path: Path,
+) -> None:
+    """A weight-6 message (shared by a few causes) plus a second pattern over
+    the same line (+1) reaches 7, but the second pattern says little more:
+    the answer stays low. A cue or a fitting fact that reaches 7 makes it
+    medium. (Two wrong `medium` answers of the leave-one-out, 5005 look-alikes,
+    stood on exactly that +1.)"""
+    shared = {
+        **FLUX,
+        "patterns": [
+            {"regex": r"error 4242\b", "weight": 6},
+            {"regex": r"overheated", "weight": 3},
+        ],
+    }
+    cued = {
+        **shared,
+        "patterns": [*shared["patterns"], {"regex": "coolant", "weight": 2, "context": True}],
+    }
+    text = "error 4242: flux capacitor overheated"
+    plain = diagnose(text, catalogue=_write_catalogue(tmp_path / "plain", [shared, *FILLER]))
+    assert plain.ids() == ["flux-overheated"] and plain.candidates[0].matched_score == 7
+    assert plain.doubt(0) is None and plain.confidence(0) == "low"
+    with_cue = diagnose(
+        text + " (coolant reservoir empty)",
+        catalogue=_write_catalogue(tmp_path / "cued", [cued, *FILLER]),
+    )
+    assert with_cue.candidates[0].matched_score == 9 and with_cue.confidence(0) == "medium"
+
+
+def test_a_platform_fact_ranks_look_alikes_but_does_not_make_an_answer_medium(
+    tmp_path: Path,
+) -> None:
+    """`os` fits every cause of that platform: a weight-6 message plus a
+    fitting os (9) is low; the same message plus a fitting version fact is
+    medium. (A wrong `medium` of the leave-one-out, a Windows-only 5005
+    look-alike, stood on the os fact.)"""
+    base = {**FLUX, "patterns": [{"regex": r"error 4242\b", "weight": 6}]}
+    on_windows = {**base, "facts": [{"fact": "os", "in": ["windows"], "effect": "require"}]}
+    on_version = {
+        **base,
+        "facts": [{"fact": "onnxruntime_qnn.version", "spec": "<2", "effect": "support"}],
+    }
+    text = "error 4242: flux capacitor overheated (coolant reservoir empty)"
+    facts = from_items(
+        [Fact("os", "windows", "ticket"), Fact("onnxruntime_qnn.version", "1.19.0", "ticket")]
+    )
+    platform = diagnose(
+        text, catalogue=_write_catalogue(tmp_path / "os", [on_windows, *FILLER]), facts=facts
+    )
+    assert platform.candidates[0].matched_score == 9 and platform.doubt(0) is None
+    assert platform.candidates[0].sure_score == 6 and platform.confidence(0) == "low"
+    version = diagnose(
+        text, catalogue=_write_catalogue(tmp_path / "v", [on_version, *FILLER]), facts=facts
+    )
+    assert version.candidates[0].matched_score == 9 and version.confidence(0) == "medium"

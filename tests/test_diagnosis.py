@@ -252,6 +252,87 @@ def test_equal_scores_are_broken_by_specificity_then_facts_never_by_order(tmp_pa
         assert any("confirmed facts" in r for r in result.verdict.why_first)
 
 
+def test_look_alikes_whose_rounded_resemblance_ties_are_told_apart_by_the_unrounded_one(
+    tmp_path: Path,
+) -> None:
+    """Two causes of one message, both +1 for resemblance (0.79 and 0.57 round
+    alike): the one whose symptoms the text resembles more comes first, whatever
+    the ids, and that is said (dev-008 of the LOO: three look-alikes tied and
+    the id order decided)."""
+    text = "QNN_DEVICE_ERROR_INVALID_CONFIG on the phone: is the skel missing?"
+    manifest = {
+        "id": "a-manifest",
+        "title": "QNN_DEVICE_ERROR_INVALID_CONFIG in an app",
+        "patterns": [{"regex": "QNN_DEVICE_ERROR_INVALID_CONFIG", "weight": 4}],
+        "symptom_examples": [
+            "QNN_DEVICE_ERROR_INVALID_CONFIG: libcdsprpc not declared in the manifest of the phone app"
+        ],
+    }
+    skel = {
+        "id": "z-skel",
+        "title": "QNN_DEVICE_ERROR_INVALID_CONFIG: skel not found",
+        "patterns": [{"regex": "QNN_DEVICE_ERROR_INVALID_CONFIG", "weight": 4}],
+        "symptom_examples": [
+            "QnnDevice_create 14001 QNN_DEVICE_ERROR_INVALID_CONFIG: the skel is not on the transport search path"
+        ],
+    }
+    other = {
+        "id": "m-other",
+        "title": "something else entirely",
+        "patterns": [{"regex": "never matches this", "weight": 9}],
+        "symptom_examples": ["an unrelated phone app message"],
+    }
+    result = diagnose(
+        text, catalogue=_write_catalogue(tmp_path, [manifest, skel, other]), text_facts=False
+    )
+    assert result.ids() == ["z-skel", "a-manifest"]
+    first, second = result.candidates
+    assert first.score == second.score  # the rounded bonuses are equal
+    assert (first.resemblance or 0.0) > (second.resemblance or 0.0)
+    assert not result.verdict.tie
+    assert any("resembles its symptoms more" in r for r in result.verdict.why_first)
+    assert result.confidence(0) == "low"  # equal matched scores: no margin
+
+
+def test_a_fact_that_fits_none_of_an_entrys_supporting_values_counts_against_it(
+    tmp_path: Path,
+) -> None:
+    """Support conditions on one fact are alternatives: one that fits adds 3
+    and the others say nothing; when the known value fits none, the fact
+    counts -3 (once) and is the candidate's doubt (it is not excluded)."""
+    plugin = {
+        "id": "plugin",
+        "title": "p",
+        "patterns": [{"regex": "Failed to load execution provider library", "weight": 8}],
+        "facts": [
+            {"fact": "onnxruntime_qnn.version", "spec": ">=2.0", "effect": "support"},
+            {"fact": "os", "in": ["linux"], "effect": "support"},
+            {"fact": "os", "in": ["android"], "effect": "support"},
+        ],
+    }
+    cat = _write_catalogue(tmp_path, [plugin])
+    text = "Failed to load execution provider library: /x/libonnxruntime_providers_qnn.so"
+
+    def judged(version: str, os_name: str) -> Any:
+        facts = from_items(
+            [Fact("onnxruntime_qnn.version", version, "t"), Fact("os", os_name, "t")]
+        )
+        return diagnose(text, catalogue=cat, facts=facts, text_facts=False)
+
+    fitting = judged("2.3.0", "android")
+    assert fitting.top is not None and fitting.top.score == 8 + 3 + 3
+    assert fitting.top.contradicted == () and "speaks against" not in str(fitting.doubt(0))
+    against = judged("1.24.1", "android")
+    assert against.top is not None and against.top.score == 8 - 3 + 3
+    assert against.top.contradicted == (
+        "onnxruntime_qnn.version is '1.24.1' (t) does not fit onnxruntime_qnn.version >=2.0",
+    )
+    assert against.confidence(0) == "low" and "speaks against it" in str(against.doubt(0))
+    both = judged("1.24.1", "windows")
+    assert both.top is not None and both.top.score == 8 - 3 - 3
+    assert "os in ['linux'] or os in ['android']" in both.top.contradicted[1]
+
+
 def test_a_true_tie_is_reported_with_the_fact_that_decides(tmp_path: Path) -> None:
     one = {
         "id": "one",
@@ -512,6 +593,89 @@ def test_htp_arch_and_fp16_from_the_files_the_reporter_deployed() -> None:
     assert textfacts.from_text("copy /y QnnHtpV73Stub.dll .", SOCS).value("htp_arch") == "v73"
     plain = textfacts.from_text("libQnnHtp.so loaded\nModel_Yolo_v9c.onnx\n", SOCS)
     assert plain.value("htp_arch") is None and plain.value("model.precision") is None
+
+
+def test_a_numpy_version_named_inside_a_sentence_decides_between_the_numpy_causes() -> None:
+    """"(onnxruntime 1.9.1, numpy 1.21.4)": a version named mid-line is read
+    for numpy too, so the NumPy-2 cause (which requires numpy >= 2) is
+    excluded, with that line named, instead of winning at medium."""
+    text = (
+        ">>> import onnxruntime\n"
+        "RuntimeError: module compiled against API version 0x10 but this version of numpy is 0xf\n"
+        "ImportError: numpy.core.multiarray failed to import\n"
+        "This is on a Raspberry Pi with onnxruntime 1.16.0 and numpy 1.23.5 from apt.\n"
+    )
+    facts = textfacts.from_text(text)
+    assert facts.value("numpy.version") == "1.23.5"
+    assert facts.value("onnxruntime.version") == "1.16.0"
+    result = diagnose(text)
+    excluded = {e.signature.id: e.because for e in result.verdict.excluded}
+    assert "numpy.version is '1.23.5' (log line 4" in excluded["numpy2-vs-onnxruntime-built-for-numpy1"]
+    assert result.ids()[0] == "numpy-older-than-onnxruntime-build"
+
+
+# A pasted Windows session: a full `pip list` with onnxruntime-qnn 1.19.0 as the
+# only onnxruntime flavour, then the provider warning.
+ONE_FLAVOUR_SESSION = """\
+PS C:\\Users\\dev\\npu-test> python -m pip list
+Package          Version
+---------------- ---------
+coloredlogs      15.0.1
+flatbuffers      25.2.10
+humanfriendly    10.0
+mpmath           1.3.0
+numpy            1.26.4
+onnxruntime-qnn  1.19.0
+packaging        24.1
+pip              24.2
+protobuf         5.28.2
+sympy            1.13.3
+PS C:\\Users\\dev\\npu-test> python run_npu.py
+C:\\Users\\dev\\npu-test\\.venv\\Lib\\site-packages\\onnxruntime\\capi\\onnxruntime_inference_collection.py:69: UserWarning: Specified provider 'QNNExecutionProvider' is not in available provider names.Available providers: 'CPUExecutionProvider'
+  warnings.warn(
+"""
+
+
+def test_one_flavour_in_a_full_pip_list_speaks_against_another_flavour_owning_the_module() -> None:
+    """The flavour-shadowing cause needs a second onnxruntime flavour; a full
+    `pip list` that shows onnxruntime-qnn alone contradicts it. It used to be
+    the first answer at medium; now the fact counts against it (-3), its
+    confidence is low with that fact named, and the 2.x plugin cause stays
+    ruled out by the 1.19.0 version. (No other catalogued cause names this
+    1.x message, so it remains the lead, marked as one.)"""
+    result = diagnose(ONE_FLAVOUR_SESSION, socs=SOCS)
+    assert result.facts.value("flavours") == frozenset({"onnxruntime-qnn"})
+    assert "full package listing (log line 2)" in result.facts.facts["flavours"].source
+    ids = result.ids()
+    shadowed = ids.index("provider-not-listed-shadowed-by-other-onnxruntime")
+    assert result.confidence(shadowed) == "low"
+    assert "flavours is ['onnxruntime-qnn']" in str(result.doubt(shadowed))
+    against = [e for e in result.candidates[shadowed].evidence if e.weight < 0]
+    assert [e.weight for e in against] == [-3] and "does not fit" in against[0].detail
+    assert all(result.confidence(i) == "low" for i in range(len(ids)))
+    assert "provider-not-listed-plugin-not-registered" in {
+        e.signature.id for e in result.verdict.excluded
+    }
+
+
+def test_one_flavour_seen_outside_a_full_listing_says_nothing_about_the_others() -> None:
+    """`pip show onnxruntime-qnn` or a sentence names one flavour but not the
+    rest: a shadowed install is one its owner does not know about, so no
+    flavours fact (and nothing against the shadowing cause) comes from it."""
+    shown = "Name: onnxruntime-qnn\nVersion: 1.19.0\n"
+    warning = ONE_FLAVOUR_SESSION.splitlines()[-2]
+    facts = textfacts.from_text(shown + warning)
+    assert facts.value("onnxruntime_qnn.version") == "1.19.0"
+    assert facts.value("flavours") is None
+    result = diagnose(shown + warning)
+    assert result.ids()[0] == "provider-not-listed-shadowed-by-other-onnxruntime"
+    assert result.doubt(0) is None and result.confidence(0) == "medium"
+    two = "onnxruntime 1.22.1\nonnxruntime-qnn 1.19.0\n"  # two flavours: proof enough
+    assert textfacts.from_text(two).value("flavours") == frozenset(
+        {"onnxruntime", "onnxruntime-qnn"}
+    )
+    frozen = "coloredlogs==15.0.1\nnumpy==1.26.4\nonnxruntime-qnn==1.19.0\n"
+    assert textfacts.from_text(frozen).value("flavours") == frozenset({"onnxruntime-qnn"})
 
 
 def test_measured_facts_win_and_conflicts_are_named() -> None:

@@ -203,3 +203,37 @@ def test_words_on_the_failing_line_count_more_than_the_environment_lines(tmp_pat
     text = "machine: quebec romeo\n\n\nerror: xray yankee"
     result = diagnose(text, catalogue=_catalogue(tmp_path, on_env, on_error))
     assert result.ids() == ["z-error-line-words", "a-environment-words"]
+
+
+def test_a_guess_may_rank_before_a_weak_match_that_is_doubtful_itself(tmp_path: Path) -> None:
+    """A weak message (weight 4) that a known fact speaks against, or whose
+    reports the rest of the text does not resemble, no longer keeps a guess
+    that resembles the text far more in second place; a weak match without a
+    doubt still does."""
+    weak = {
+        "id": "weak-elf",
+        "title": "Stale library id",
+        "patterns": [{"regex": "outside ELF segment", "weight": 4}],
+        "symptom_examples": ["lib id mismatch: outside ELF segment in the stale vendor copy"],
+        "facts": [{"fact": "os", "in": ["windows"], "effect": "support"}],
+    }
+    cat = _catalogue(tmp_path, weak, SKEL)
+    text = (
+        "error: RX VA outside ELF segment\n"
+        "the skel library libQnnHtpV73Skel.so was not found on ADSP_LIBRARY_PATH=/dsp:/vendor"
+    )
+    android = from_items([Fact("os", "android", "ticket")])
+    against = diagnose(text, catalogue=cat, facts=android)
+    assert against.ids()[:2] == ["skel-missing", "weak-elf"]
+    assert against.candidates[0].raised_by == "resemblance"
+    assert "speaks against it" in str(against.doubt(1))
+    out = io.StringIO()
+    render_text(against.to_json(), out)
+    assert "(a guess: the messages that matched are weak and doubtful)" in out.getvalue()
+    # The same weak match with nothing against it (os unknown, and the text
+    # resembles its reports): it stays first, the guess after it.
+    resembling = text + "\nis it a stale vendor copy? lib id mismatch"
+    kept = diagnose(resembling, catalogue=cat, text_facts=False)
+    assert kept.ids()[:2] == ["weak-elf", "skel-missing"]
+    assert kept.candidates[0].matched_score == 4 and kept.doubt(0) is None
+    assert kept.candidates[1].raised_by == "resemblance"

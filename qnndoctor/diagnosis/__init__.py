@@ -60,7 +60,11 @@ class Diagnosis:
         (None when nothing speaks against it): measured by leave-one-out, these
         are the first answers that were most often wrong."""
         candidate = self.verdict.candidates[rank]
-        if candidate.raised_by == "resemblance" or candidate.resemblance is None:
+        if candidate.raised_by == "resemblance":
+            return None
+        if candidate.contradicted:
+            return f"a known fact speaks against it: {candidate.contradicted[0]}"
+        if candidate.resemblance is None:
             return None
         if candidate.resemblance < MIN_SIMILARITY:
             return "its message matched, but little else in the text resembles this cause's reports"
@@ -84,9 +88,10 @@ class Diagnosis:
         # What resemblance added only orders look-alikes: it never makes an answer surer.
         others = [c.matched_score for i, c in enumerate(self.verdict.candidates) if i != rank]
         margin = candidate.matched_score - max(others, default=0)
+        sure = candidate.sure_score
         if candidate.matched_score >= 12 and margin > CLOSE_MARGIN:
             return "high"
-        if candidate.matched_score >= 7 and margin > 0:
+        if sure >= 7 and margin > 0:
             return "medium"
         return "low"
 

@@ -20,7 +20,14 @@ from typing import Any
 from .catalogue import Catalogue, Condition, HarmlessLine, Signature, normalize_exit_code
 from .facts import DiagnosisFacts
 from .prefilter import LineGate, Literals, fold, search
-from .resemblance import SHOWN_TERMS, Comparison, Resemblance, compare, reads_like_failure
+from .resemblance import (
+    MIN_SIMILARITY,
+    SHOWN_TERMS,
+    Comparison,
+    Resemblance,
+    compare,
+    reads_like_failure,
+)
 
 MIN_SPECIFICITY = 3  # generic words alone (weight 1-2) never raise a candidate
 CORROBORATION = 1  # what each further matched pattern of a candidate adds
@@ -28,6 +35,7 @@ MAX_CORROBORATIONS = 2
 EXIT_CODE_WEIGHT = 3
 EXCEPTION_WEIGHT = 2
 FACT_WEIGHT = 3
+PLATFORM_FACTS = ("os", "wsl")  # confirm which platform, not which of its causes
 CLOSE_MARGIN = 4  # a runner-up this close gets "why the first one won"
 WEAK_SCORE = 7  # a best match scoring below this (under "medium") gets guesses beside it
 RESEMBLANCE_SCALE = 2  # a guess's score: its similarity, doubled and rounded
@@ -52,6 +60,7 @@ class Evidence:
     detail: str  # for patterns: the text that matched, as it stands in the log (hex codes read in decimal too)
     weight: int
     pattern: str | None = None
+    fact: str | None = None  # for facts: the key of the condition judged
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "detail": self.detail, "weight": self.weight}
@@ -76,10 +85,27 @@ class Candidate:
     # How much the text resembles this entry's symptoms (resemblance.Comparison.by_id);
     # None when it was not asked (no matched candidate, or a guess: see evidence).
     resemblance: float | None = None
+    # Known facts that fit none of its ``support`` values for that fact (one line each):
+    # not enough to exclude it, but it speaks against it.
+    contradicted: tuple[str, ...] = ()
 
     @property
     def confirmed_facts(self) -> int:
         return sum(1 for e in self.evidence if e.kind == "fact" and e.weight > 0)
+
+    @property
+    def sure_score(self) -> int:
+        """What confidence is judged on: the matched score without the +1s of
+        corroborating patterns (they usually match the same line again) and
+        without confirmed platform facts (every cause of that platform fits
+        them: they rank look-alikes, they do not make an answer surer)."""
+        patterns = [e.weight for e in self.evidence if e.kind == "pattern"]
+        platform = sum(
+            e.weight
+            for e in self.evidence
+            if e.kind == "fact" and e.fact in PLATFORM_FACTS and e.weight > 0
+        )
+        return self.matched_score - sum(patterns[1:]) - platform
 
     @property
     def matched_score(self) -> int:
@@ -87,8 +113,11 @@ class Candidate:
         messages, exit code and facts say."""
         return self.score - sum(e.weight for e in self.evidence if e.kind == "resemblance")
 
-    def rank_key(self) -> tuple[int, int, int]:
-        return (self.score, self.specificity, self.confirmed_facts)
+    def rank_key(self) -> tuple[int, int, int, float]:
+        """Score, then specificity, then confirmed facts, then how closely the
+        text resembles the entry's symptoms (unrounded: look-alikes whose
+        rounded resemblance bonus came out equal are still told apart by it)."""
+        return (self.score, self.specificity, self.confirmed_facts, self.resemblance or 0.0)
 
 
 @dataclass(frozen=True)
@@ -195,21 +224,31 @@ def _score(
         evidence.append(Evidence("exception", exception_type, EXCEPTION_WEIGHT))
     unknown: list[str] = []
     required_confirmed = False
+    # support conditions on one fact are alternatives ("flavours contains onnxruntime",
+    # "... onnxruntime-gpu"): the fact speaks against the entry only when it fits none
+    supports: dict[str, list[tuple[bool, str, Condition]]] = {}
     for condition in signature.conditions:
         verdict, detail = _judge(condition, facts)
+        if verdict is not None and condition.effect == "support":
+            supports.setdefault(condition.fact, []).append((verdict, detail, condition))
         if verdict is None:
             unknown.append(detail)
         elif verdict:
             # A guess is ranked by its resemblance alone: facts may exclude it, not promote it.
             weight = 0 if resemblance is not None else FACT_WEIGHT
-            evidence.append(Evidence("fact", f"{detail} fits {condition.describe()}", weight))
+            evidence.append(
+                Evidence("fact", f"{detail} fits {condition.describe()}", weight, fact=condition.fact)
+            )
             required_confirmed |= condition.effect == "require"
         elif condition.effect == "require":
             return Excluded(signature, text_score, f"{detail} contradicts {condition.describe()}")
-        else:
-            evidence.append(Evidence("fact", f"{detail} does not fit {condition.describe()}", 0))
     if not by_text and not required_confirmed:
         return None  # an exit code alone says too little; with a measured fact it may speak
+    contradicted = _unsupported(supports)
+    # A fact that fits none of the entry's supporting values counts against it as
+    # much as a fitting one counts for it (a guess: it only speaks, see above).
+    for line in contradicted:
+        evidence.append(Evidence("fact", line, 0 if resemblance is not None else -FACT_WEIGHT))
     return Candidate(
         signature,
         score=sum(e.weight for e in evidence),
@@ -217,6 +256,17 @@ def _score(
         evidence=tuple(evidence),
         unknown_facts=tuple(unknown),
         raised_by="resemblance" if resemblance is not None else "pattern",
+        contradicted=contradicted,
+    )
+
+
+def _unsupported(supports: dict[str, list[tuple[bool, str, Condition]]]) -> tuple[str, ...]:
+    """For each fact whose known value fits none of the entry's ``support``
+    values, one line naming the fact and the values it does not fit."""
+    return tuple(
+        f"{judged[0][1]} does not fit " + " or ".join(c.describe() for _, _, c in judged)
+        for judged in supports.values()
+        if not any(verdict for verdict, _, _ in judged)
     )
 
 
@@ -250,6 +300,11 @@ def _why_first(first: Candidate, second: Candidate) -> tuple[str, ...]:
             reasons.append(
                 f"same score; {first.confirmed_facts} confirmed facts against {second.confirmed_facts}"
             )
+        elif (first.resemblance or 0.0) != (second.resemblance or 0.0):
+            reasons.append(
+                f"same score; the text resembles its symptoms more"
+                f" (similarity {first.resemblance or 0.0:.2f} against {second.resemblance or 0.0:.2f})"
+            )
     if not reasons:
         reasons.append(f"score {first.score} against {second.score}")
     return tuple(reasons)
@@ -280,6 +335,18 @@ def _told_apart(candidates: list[Candidate], compared: Comparison) -> list[Candi
             )
         told.append(dataclasses.replace(c, resemblance=value))
     return told
+
+
+def _weak_and_doubtful(candidate: Candidate) -> bool:
+    """A matched candidate under WEAK_SCORE that a known fact speaks against, or
+    whose reports the text resembles less than a guess would need: a guess
+    that resembles the text more may rank before it (measured by leave-one-out)."""
+    if candidate.raised_by == "resemblance" or candidate.matched_score >= WEAK_SCORE:
+        return False
+    resemblance = candidate.resemblance
+    return bool(candidate.contradicted) or (
+        resemblance is not None and resemblance < MIN_SIMILARITY
+    )
 
 
 def score(
@@ -323,10 +390,15 @@ def score(
                 candidates.append(result)
             elif isinstance(result, Excluded):
                 excluded.append(result)
-    # A guess never outranks a matched message. id only makes the order of
-    # true ties reproducible; a true tie is flagged.
+    # A guess never outranks a matched message, unless that match is weak and
+    # doubtful itself: then it is ranked among the guesses. id only makes the
+    # order of true ties reproducible; a true tie is flagged.
     candidates.sort(
-        key=lambda c: (c.raised_by == "resemblance", *(-k for k in c.rank_key()), c.signature.id)
+        key=lambda c: (
+            c.raised_by == "resemblance" or _weak_and_doubtful(c),
+            *(-k for k in c.rank_key()),
+            c.signature.id,
+        )
     )
     tie = len(candidates) > 1 and candidates[0].rank_key() == candidates[1].rank_key()
     why: tuple[str, ...] = ()

@@ -124,10 +124,12 @@ def _snippet(line: str) -> str:
 Finder = Callable[[str, Allow], Iterator[tuple[str, Any]]]
 
 
+# A version named inside a sentence or a parenthesis: "(onnxruntime 1.9.1, numpy 1.21.4)".
 _MENTION = re.compile(
-    r"\b(onnxruntime[-_]qnn|onnxruntime)(?:==|\s+version\s+|\s*[:=]\s*|\s+v?(?=\d))v?(\d+\.\d+(?:\.\d+)?)\b",
+    r"\b(onnxruntime[-_]qnn|onnxruntime|numpy)(?:==|\s+version\s+|\s*[:=]\s*|\s+v?(?=\d))v?(\d+\.\d+(?:\.\d+)?)\b",
     re.IGNORECASE,
 )
+_MENTION_KEYS = {**_FLAVOUR_KEYS, "numpy": "numpy.version"}
 
 
 def _pip_lines(line: str, allow: Allow) -> Iterator[tuple[str, Any]]:
@@ -135,7 +137,7 @@ def _pip_lines(line: str, allow: Allow) -> Iterator[tuple[str, Any]]:
     if not match:
         for mention in _MENTION.finditer(line) if allow(_MENTION) else ():
             name = mention[1].lower().replace("_", "-")
-            yield _FLAVOUR_KEYS[name], mention[2]  # a mention is not proof it is installed
+            yield _MENTION_KEYS[name], mention[2]  # a mention is not proof it is installed
     if match:
         name = match["name"].lower().replace("_", "-")
         version = match["version"]
@@ -374,10 +376,14 @@ def from_text(text: str, socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
         items.extend(_template_versions(template_ort, found, text))
     if flavours:
         names = frozenset(f for f in flavours if f in _MODULE_FLAVOURS)
-        if names:
-            items.append(
-                Fact("flavours", names, "pip lines: " + ", ".join(sorted(flavours.values())))
-            )
+        listing = _full_listing(text)
+        # ``flavours`` is the whole set: one flavour seen in a `pip show` or a
+        # sentence is not proof that no other is installed (a shadowed install
+        # is one its owner does not know about); a full listing is.
+        if len(names) > 1 or (names and listing):
+            pip_lines = ", ".join(sorted(flavours.values()))
+            source = f"pip lines: {pip_lines}" + (f", in {listing}" if listing else "")
+            items.append(Fact("flavours", names, source))
     if socs and (hit := mentioned_soc(text, socs)):
         soc, named = hit
         source = f"the log names {named!r} (SoC table)"
@@ -386,6 +392,39 @@ def from_text(text: str, socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
             items.append(Fact("htp_arch", f"v{soc.htp_arch}", source))
         items.append(Fact("machine.arch", "arm64", source))
     return from_items(items)
+
+
+# The header of `pip list` / `conda list`, and `pip freeze` lines: the text
+# lists every installed package, so a flavour it does not list is not installed.
+_LISTING_HEADER = re.compile(
+    r"[ \t]*(?:Package[ \t]+Version|#[ \t]*Name[ \t]+Version[ \t]+Build)\b"
+)
+_FREEZE_LINE = re.compile(r"[ \t]*[A-Za-z][\w.\-]*==\d")
+FREEZE_LINES = 3  # this many name==version lines read as a `pip freeze` listing
+
+
+def _lines_with(text: str, literal: str) -> Iterator[tuple[int, str]]:
+    """(offset, line) of each line holding ``literal``, found with str.find (a
+    regex anchored at every line of a 100,000-line log costs more)."""
+    at = text.find(literal)
+    while at != -1:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end == -1 else end
+        yield start, text[start:end]
+        at = text.find(literal, end)
+
+
+def _full_listing(text: str) -> str | None:
+    """Where the text lists every installed package, or None."""
+    for start, line in _lines_with(text, "Version"):
+        if _LISTING_HEADER.match(line):
+            return f"a full package listing (log line {text.count(chr(10), 0, start) + 1})"
+    if text.count("==") >= FREEZE_LINES:
+        frozen = sum(1 for _, line in _lines_with(text, "==") if _FREEZE_LINE.match(line))
+        if frozen >= FREEZE_LINES:
+            return "a pip freeze listing"
+    return None
 
 
 def _template_versions(template: Fact, found: dict[str, Fact], text: str) -> list[Fact]:
