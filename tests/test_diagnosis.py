@@ -333,6 +333,42 @@ def test_a_fact_that_fits_none_of_an_entrys_supporting_values_counts_against_it(
     assert "os in ['linux'] or os in ['android']" in both.top.contradicted[1]
 
 
+def test_a_runner_up_without_an_open_fact_is_told_apart_by_its_own_distinguishing_fact(
+    tmp_path: Path,
+) -> None:
+    """Look-alikes that share a message and no fact: the runner-up names what
+    the reader should look for (its first distinguishing fact the top one does
+    not share), not only 'run qnndoctor check'."""
+    shared = "shared fact both entries list"
+    top = {
+        "id": "skel-missing",
+        "title": "1002, skel",
+        "patterns": [{"regex": "Error code: 1002", "weight": 7}, {"regex": "Skel", "weight": 4}],
+        "distinguishing_facts": [shared, "a skel load failure earlier in the log"],
+    }
+    runner_up = {
+        "id": "op-config",
+        "title": "1002, op",
+        "patterns": [{"regex": "Error code: 1002", "weight": 7}],
+        "distinguishing_facts": [
+            shared,
+            "look-alike: the same message has other causes",
+            "an op named in a validateOpConfig line before the 1002",
+        ],
+    }
+    cat = _write_catalogue(tmp_path, [top, runner_up])
+    text = "Unable to load Skel Library\nFailed to finalize QNN graph. Error code: 1002"
+    result = diagnose(text, catalogue=cat, text_facts=False)
+    assert result.ids() == ["skel-missing", "op-config"]
+    told = result.tell_apart(1)
+    assert told.startswith("it is this one if an op named in a validateOpConfig line")
+    assert "qnndoctor check" in told
+    bare = _write_catalogue(tmp_path / "bare", [top, {**runner_up, "distinguishing_facts": []}])
+    assert diagnose(text, catalogue=bare, text_facts=False).tell_apart(1) == (
+        "run `qnndoctor check` on the affected machine to decide"
+    )
+
+
 def test_a_true_tie_is_reported_with_the_fact_that_decides(tmp_path: Path) -> None:
     one = {
         "id": "one",

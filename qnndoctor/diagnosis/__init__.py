@@ -96,10 +96,16 @@ class Diagnosis:
         return "low"
 
     def tell_apart(self, rank: int) -> str:
-        """The one fact that would separate this runner-up from the top candidate."""
+        """The one fact that would separate this runner-up from the top candidate:
+        a fact one of them is conditioned on that nobody measured, else the first
+        of the runner-up's own distinguishing facts (from the catalogue), which
+        says what the reader should look for."""
         top, other = self.verdict.candidates[0], self.verdict.candidates[rank]
         for unknown in (*other.unknown_facts, *top.unknown_facts):
             return f"{unknown} would decide ({DECIDE_HINT})"
+        for fact in other.signature.distinguishing:
+            if fact not in top.signature.distinguishing and not fact.startswith("look-alike"):
+                return f"it is this one if {fact} ({DECIDE_HINT})"
         return DECIDE_HINT
 
     def to_json(self) -> dict[str, Any]:
