@@ -27,6 +27,8 @@ RECOGNISED_BY = {
         "non-ascii-model-path-misencoded",
     ),
     "fastrpc-device-missing": ("libcdsprpc-missing-no-dsp-runtime",),
+    # On Windows the FastRPC client (libcdsprpc.dll) ships with the NPU driver.
+    "npu-driver-missing": ("libcdsprpc-missing-no-dsp-runtime",),
     "fastrpc-access-denied": ("fastrpc-cdsp-session-open-failed",),
     "adsp-library-path-bad-entry": ("skel-not-found-adsp-library-path-linux-android",),
     "adsp-library-path-colon": ("adsp-library-path-colon-separated",),
@@ -61,8 +63,6 @@ NO_MESSAGE_OF_ITS_OWN = {
     "distribution-installed-twice": "the import system silently takes the first copy on sys.path",
     "module-shadowed": "a stray `onnxruntime` folder first on sys.path imports without complaint; "
     "what breaks later depends on what the folder holds",
-    "npu-driver-missing": "no catalogued runtime message yet: the QNN EP's own wording on a "
-    "Windows on Snapdragon machine without the NPU driver is not in a public report we found",
     "npu-device-problem": "Windows' device problem code is not printed by onnxruntime or QNN",
     "installed-release-unsuitable": "a resolver verdict (platform, Python, SoC), not a runtime "
     "failure; its symptoms are the other entries' (no wheel, load failures)",
