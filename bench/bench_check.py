@@ -62,7 +62,7 @@ FLOOR = (
     "from qnndoctor import headstart\n"
     "headstart.begin(sys.argv[1:])\n"
     "import threading\n"
-    "children = [e.proc for e in headstart._waiting.values()]\n"
+    "children = [e.proc for e in headstart.waiting().values()]\n"
     "readers = [threading.Thread(target=s.read) for c in children for s in (c.stdout, c.stderr)]\n"
     "for r in readers: r.start()\n"
     "for r in readers: r.join()\n"

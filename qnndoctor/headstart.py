@@ -139,6 +139,14 @@ _waiting: dict[str, EarlyChild] = {}
 events: list[str] = []
 
 
+def waiting() -> Mapping[str, EarlyChild]:
+    """The children started early and not claimed yet, by kind (a read-only
+    view: benchmarks and tests look, only ``claim`` and ``discard`` take)."""
+    from types import MappingProxyType  # not at load time: see the module docstring
+
+    return MappingProxyType(_waiting)
+
+
 # check's and report's options that change nothing about the children, and
 # those of them that take a value.
 _NEUTRAL_FLAGS = frozenset(("--json", "--quiet", "-q", "--verbose", "-v", "--no-redact"))

@@ -70,7 +70,7 @@ flag = ctypes.c_int(-1)
 if sys.platform.startswith("linux"):
     ctypes.CDLL(None).prctl(37, ctypes.byref(flag), 0, 0, 0)  # PR_GET_CHILD_SUBREAPER
 print(json.dumps({
-    "claimed": claimed, "smoke": report.smoke.status, "waiting": list(headstart._waiting),
+    "claimed": claimed, "smoke": report.smoke.status, "waiting": list(headstart.waiting()),
     "subreaper": flag.value,
 }))
 """

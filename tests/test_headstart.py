@@ -95,10 +95,10 @@ def test_a_claimed_probe_child_is_the_checks_probe_program(
 ) -> None:
     monkeypatch.setenv("QNNDOCTOR_NO_MEMO", "1")
     headstart.begin(["check", "--no-smoke", "--json", "-v"])
-    early = headstart._waiting["probe"].proc
+    early = headstart.waiting()["probe"].proc
     result = cli("check", "--no-smoke", "--json", "-v")
     assert "head start: probe child claimed" in result.err
-    assert not headstart._waiting
+    assert not headstart.waiting()
     report = result.json()
     assert report["facts"]["installs"]["status"] == "ok"
     assert early.returncode == 0  # it ran to its end as the check's own probe program
@@ -106,7 +106,7 @@ def test_a_claimed_probe_child_is_the_checks_probe_program(
 
 def test_a_child_the_check_does_not_need_is_ended(cli: Callable[..., CliResult]) -> None:
     headstart.begin(["check", "--no-smoke"])  # guessed: --timeout 60
-    early = headstart._waiting["probe"].proc
+    early = headstart.waiting()["probe"].proc
     result = cli("check", "--no-smoke", "--json", "-v", "--timeout", "30")
     assert "head start: probe child was not the one needed; ended" in result.err
     assert early.poll() is not None and early.returncode != 0  # killed, not finished
@@ -117,12 +117,12 @@ def test_discard_ends_the_child_and_removes_its_folder() -> None:
     headstart.start_early(
         "smoke", [sys.executable, "-c", "import time; time.sleep(60)"], {}, own_folder=True
     )
-    early = headstart._waiting["smoke"]
+    early = headstart.waiting()["smoke"]
     assert early.cwd is not None and Path(early.cwd).is_dir()
     headstart.discard()
     assert early.proc.poll() is not None
     assert not Path(early.cwd).exists()
-    assert not headstart._waiting
+    assert not headstart.waiting()
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs an unwritable folder (/proc)")
@@ -133,7 +133,7 @@ def test_the_smoke_folder_goes_to_the_next_temporary_folder_when_one_is_unwritab
     headstart.start_early(
         "smoke", [sys.executable, "-c", "import time; time.sleep(60)"], {}, own_folder=True
     )
-    early = headstart._waiting["smoke"]
+    early = headstart.waiting()["smoke"]
     assert early.cwd is not None and Path(early.cwd).is_dir()
     assert not early.cwd.startswith("/proc")
 
@@ -147,7 +147,7 @@ def test_a_head_start_that_cannot_start_is_recorded_and_leaves_nothing(
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setattr(sys, "executable", str(tmp_path / "no-such-python"))
     headstart.begin(["check"])  # never raises
-    assert not headstart._waiting
+    assert not headstart.waiting()
     assert any("head start abandoned: FileNotFoundError" in e for e in headstart.events)
     assert not list(tmp_path.iterdir())  # the smoke child's folder was removed again
 
@@ -160,7 +160,7 @@ def test_a_child_that_already_ended_is_claimed_with_its_output() -> None:
     ]
     env = dict(os.environ)
     headstart.start_early("probe", argv, env, own_folder=False)
-    headstart._waiting["probe"].proc.wait()  # ended before anyone asked for it
+    headstart.waiting()["probe"].proc.wait()  # ended before anyone asked for it
     early = headstart.claim("probe", argv, env)
     assert early is not None
     completed = SubprocessRunner().adopt(early, timeout=30).finish()
