@@ -356,7 +356,10 @@ def run_check(
     from .render import renderer
 
     if outcome.report is not None or args.format == "json":
-        renderer(args.format)(outcome.document, out)
+        try:
+            renderer(args.format)(outcome.document, out)
+        except BrokenPipeError:  # the verdict is made: it stays the exit code
+            reader_gone()
     return code
 
 
@@ -425,9 +428,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _dispatch(args)
     except BrokenPipeError:
-        # The reader went away (`qnndoctor ... | head`): not our error.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        reader_gone()
         return exitcodes.OK
+
+
+def reader_gone() -> None:
+    """The reader of stdout went away (`qnndoctor ... | head`): not our error.
+    What is still buffered goes nowhere, so the final flush cannot fail."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _dispatch(args: argparse.Namespace) -> int:

@@ -133,6 +133,28 @@ def test_a_closed_pipe_ends_quietly_everywhere(tmp_path: Path, command: list[str
     assert b"Traceback" not in err and b"BrokenPipe" not in err and b"Errno 32" not in err
 
 
+@pytest.mark.parametrize("text_format", ["text", "markdown", "json"])
+def test_a_closed_pipe_keeps_the_checks_verdict_as_its_exit_code(
+    healthy_venv: Path, tmp_path: Path, text_format: str
+) -> None:
+    """`qnndoctor check | head -1`: the verdict is made before the report is
+    written, so a reader that goes away changes the exit code no more than it
+    changes the machine (rich's own handling exited 1 for a healthy one)."""
+    argv = [sys.executable, "-m", "qnndoctor", "check", "--python", str(healthy_venv)]
+    argv += ["--no-smoke", "--format", text_format]
+    whole = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, cwd=tmp_path)
+    assert whole.returncode == 0, whole.stderr
+    child = subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # the reader is gone before the first line is written
+    err = child.stderr.read()
+    child.stderr.close()
+    assert child.wait(timeout=120) == whole.returncode, err
+    assert b"Traceback" not in err
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="sh's >&- and 2>&-")
 @pytest.mark.parametrize("closed", [">&-", "2>&-", ">&- 2>&-"])
 def test_a_stream_closed_at_start_changes_nothing_but_what_is_shown(

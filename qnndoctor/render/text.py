@@ -4,13 +4,23 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
+from rich.console import Console  # this module is imported only to render text
+
 from .summary import counts, recommendation_lines, sections, smoke_line
 
 _STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold cyan"}
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """rich's own answer to a reader that went away is SystemExit(1), past
+        the caller's handling: the caller gets the BrokenPipeError it handles
+        (cli.reader_gone; the check keeps its verdict as its exit code)."""
+        self.quiet = True
+        raise BrokenPipeError("the reader of the report went away")
+
+
 def render(report: dict[str, Any], stream: TextIO) -> None:
-    from rich.console import Console
     from rich.markup import escape
 
     # Colour only on a terminal (rich also honours NO_COLOR / FORCE_COLOR);
@@ -18,7 +28,7 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
     # must stay copyable, so only a real terminal gets wrapped lines.
     isatty = getattr(stream, "isatty", None)
     on_terminal = bool(isatty and isatty())
-    console = Console(file=stream, highlight=False, soft_wrap=not on_terminal, emoji=False)
+    console = _Console(file=stream, highlight=False, soft_wrap=not on_terminal, emoji=False)
     tool = report.get("tool", {})
     target = report.get("target", {})
     console.print(
