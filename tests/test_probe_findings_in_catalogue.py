@@ -8,15 +8,12 @@ real symptom texts."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 import pytest
 
-import qnndoctor.rules
 from qnndoctor.diagnosis import diagnose, load
 from qnndoctor.findings import FindingKind, Severity
 from qnndoctor.matrixdata import load_socs
+from qnndoctor.rules import all_finding_kinds
 
 RECOGNISED_BY = {
     "uninstall-leftover": ("pip-leftover-tilde-onnxruntime-dirs",),
@@ -82,13 +79,7 @@ NOT_ENVIRONMENT_FAILURES = {
 
 
 def _failure_findings() -> dict[str, FindingKind]:
-    kinds: dict[str, FindingKind] = {}
-    for module in pkgutil.iter_modules(qnndoctor.rules.__path__):
-        loaded = importlib.import_module(f"qnndoctor.rules.{module.name}")
-        for value in vars(loaded).values():
-            if isinstance(value, FindingKind) and value.severity >= Severity.WARNING:
-                kinds[value.id] = value
-    return kinds
+    return {k.id: k for k in all_finding_kinds() if k.severity >= Severity.WARNING}
 
 
 def test_every_failure_finding_is_mapped_or_has_its_reason() -> None:
