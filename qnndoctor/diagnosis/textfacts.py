@@ -309,6 +309,23 @@ _TEMPLATE_OS = {
 }
 
 
+# The header of `pip list` / `conda list`, and `pip freeze` lines: the text
+# lists every installed package, so a flavour it does not list is not installed.
+_LISTING_HEADER = re.compile(
+    r"[ \t]*(?:Package[ \t]+Version|#[ \t]*Name[ \t]+Version[ \t]+Build)\b"
+)
+_FREEZE_LINE = re.compile(r"[ \t]*[A-Za-z][\w.\-]*==\d")
+FREEZE_LINES = 3  # this many name==version lines read as a `pip freeze` listing
+
+
+def _listing(line: str, allow: Allow) -> Iterator[tuple[str, Any]]:
+    """A line of a listing of every installed package: its header, or a freeze line."""
+    if allow(_LISTING_HEADER) and _LISTING_HEADER.match(line):
+        yield "listing", "header"
+    elif allow(_FREEZE_LINE) and _FREEZE_LINE.match(line):
+        yield "listing", "freeze"
+
+
 # Each per-line finder and every regex it runs (each behind ``allow``): a
 # finder is only called on a line where one of its regexes may match.
 _FINDER_REGEXES: tuple[tuple[Finder, tuple[re.Pattern[str], ...]], ...] = (
@@ -319,6 +336,7 @@ _FINDER_REGEXES: tuple[tuple[Finder, tuple[re.Pattern[str], ...]], ...] = (
     (_platform, (_ANDROID, _WSL, _WINDOWS, _MAC, _LINUX, _PY_PATH, _SITE_PATH_LINUX, _CP_TAG,
                  _SIMULATOR, _ARM_MACHINE, _X64_MACHINE)),
     (_environment, (_ADSP, _NON_ASCII_PATH, _LEFTOVER, _BACKEND, _EPCONTEXT)),
+    (_listing, (_LISTING_HEADER, _FREEZE_LINE)),
 )  # fmt: skip
 
 
@@ -328,6 +346,8 @@ def from_text(text: str, socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
     found: dict[str, Fact] = {}
     flavours: dict[str, str] = {}
     template_ort: Fact | None = None
+    listing_header: int | None = None  # the line of a `pip list` / `conda list` header
+    freeze_lines = 0
 
     def note(key: str, value: Any, number: int, line: str) -> None:
         if key not in found:
@@ -359,6 +379,11 @@ def from_text(text: str, socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
             for key, value in finder(line, allow):
                 if key == "flavour":
                     flavours.setdefault(value, f"log line {number}")
+                elif key == "listing":
+                    if value == "header":
+                        listing_header = listing_header or number
+                    else:
+                        freeze_lines += 1
                 elif key == "python.minor":
                     note("python.minor", value, number, line)
                 elif key == "onnxruntime.template":
@@ -376,7 +401,13 @@ def from_text(text: str, socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
         items.extend(_template_versions(template_ort, found, text))
     if flavours:
         names = frozenset(f for f in flavours if f in _MODULE_FLAVOURS)
-        listing = _full_listing(text)
+        listing = (
+            f"a full package listing (log line {listing_header})"
+            if listing_header is not None
+            else "a pip freeze listing"
+            if freeze_lines >= FREEZE_LINES
+            else None
+        )
         # ``flavours`` is the whole set: one flavour seen in a `pip show` or a
         # sentence is not proof that no other is installed (a shadowed install
         # is one its owner does not know about); a full listing is.
@@ -392,39 +423,6 @@ def from_text(text: str, socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
             items.append(Fact("htp_arch", f"v{soc.htp_arch}", source))
         items.append(Fact("machine.arch", "arm64", source))
     return from_items(items)
-
-
-# The header of `pip list` / `conda list`, and `pip freeze` lines: the text
-# lists every installed package, so a flavour it does not list is not installed.
-_LISTING_HEADER = re.compile(
-    r"[ \t]*(?:Package[ \t]+Version|#[ \t]*Name[ \t]+Version[ \t]+Build)\b"
-)
-_FREEZE_LINE = re.compile(r"[ \t]*[A-Za-z][\w.\-]*==\d")
-FREEZE_LINES = 3  # this many name==version lines read as a `pip freeze` listing
-
-
-def _lines_with(text: str, literal: str) -> Iterator[tuple[int, str]]:
-    """(offset, line) of each line holding ``literal``, found with str.find (a
-    regex anchored at every line of a 100,000-line log costs more)."""
-    at = text.find(literal)
-    while at != -1:
-        start = text.rfind("\n", 0, at) + 1
-        end = text.find("\n", at)
-        end = len(text) if end == -1 else end
-        yield start, text[start:end]
-        at = text.find(literal, end)
-
-
-def _full_listing(text: str) -> str | None:
-    """Where the text lists every installed package, or None."""
-    for start, line in _lines_with(text, "Version"):
-        if _LISTING_HEADER.match(line):
-            return f"a full package listing (log line {text.count(chr(10), 0, start) + 1})"
-    if text.count("==") >= FREEZE_LINES:
-        frozen = sum(1 for _, line in _lines_with(text, "==") if _FREEZE_LINE.match(line))
-        if frozen >= FREEZE_LINES:
-            return "a pip freeze listing"
-    return None
 
 
 def _template_versions(template: Fact, found: dict[str, Fact], text: str) -> list[Fact]:
