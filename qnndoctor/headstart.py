@@ -313,12 +313,12 @@ def new_folder() -> str:
     the platform's own folders where one can be made (tempfile's own choice
     when none can, and on Windows)."""
     if sys.platform != "win32":
-        name = "qnndoctor-smoke-" + os.urandom(8).hex()
-        roots = [os.environ.get(name, "") for name in ("TMPDIR", "TEMP", "TMP")]
+        folder = "qnndoctor-smoke-" + os.urandom(8).hex()
+        roots = [os.environ.get(variable, "") for variable in ("TMPDIR", "TEMP", "TMP")]
         for root in [*roots, "/tmp", "/var/tmp", "/usr/tmp"]:
             if not root or not os.path.isdir(root):
                 continue
-            path = os.path.join(root, name)
+            path = os.path.join(root, folder)
             try:
                 os.mkdir(path, 0o700)
             except OSError:  # not writable here: the next one
