@@ -333,6 +333,32 @@ def test_a_fact_that_fits_none_of_an_entrys_supporting_values_counts_against_it(
     assert "os in ['linux'] or os in ['android']" in both.top.contradicted[1]
 
 
+def test_why_first_names_the_fact_that_speaks_against_the_runner_up(tmp_path: Path) -> None:
+    """Two causes of one message, one of them for 2.x only: with 1.24.1
+    known, the 2.x one counts -3 and comes second, and "why first" says so
+    (before, it said only the scores)."""
+    message = {"regex": "Failed to load execution provider library", "weight": 8}
+    plugin = {
+        "id": "a-plugin",
+        "title": "p",
+        "patterns": [message],
+        "facts": [{"fact": "onnxruntime_qnn.version", "spec": ">=2.0", "effect": "support"}],
+    }
+    other = {"id": "z-other", "title": "o", "patterns": [message]}
+    facts = from_items([Fact("onnxruntime_qnn.version", "1.24.1", "t")])
+    result = diagnose(
+        "Failed to load execution provider library",
+        catalogue=_write_catalogue(tmp_path, [plugin, other]),
+        facts=facts,
+        text_facts=False,
+    )
+    assert result.ids() == ["z-other", "a-plugin"]
+    assert (
+        "against a-plugin: onnxruntime_qnn.version is '1.24.1' (t) does not fit "
+        "onnxruntime_qnn.version >=2.0 (-3)"
+    ) in result.verdict.why_first
+
+
 def test_a_runner_up_without_an_open_fact_is_told_apart_by_its_own_distinguishing_fact(
     tmp_path: Path,
 ) -> None:

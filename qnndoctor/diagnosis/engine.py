@@ -291,6 +291,10 @@ def _why_first(first: Candidate, second: Candidate) -> tuple[str, ...]:
     extra = [e for e in first.evidence if e.detail not in theirs and e.weight > 0]
     for item in extra[:3]:
         reasons.append(f"{_LABELS[item.kind]} {item.detail} (+{item.weight})".strip())
+    # What speaks against the runner-up decides as much as what speaks for the winner.
+    ours = {e.detail for e in first.evidence}
+    for item in [e for e in second.evidence if e.weight < 0 and e.detail not in ours][:1]:
+        reasons.append(f"against {second.signature.id}: {item.detail} ({item.weight})")
     if first.score == second.score:
         if first.specificity != second.specificity:
             reasons.append(
