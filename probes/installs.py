@@ -540,6 +540,15 @@ def run(ctx: Context) -> ProbeOutput:
             found["owners"] = [c[0].ident for c in claims.get(target, [])]
         resolution[module] = found
     out.put("would_import", resolution, "path search over sys.path (no import)")
+    # The target's own pip, and ensurepip (which installs the pip bundled with
+    # this Python): every fix command runs ``<python> -m pip``, and venvs made
+    # by uv or ``venv --without-pip`` have no pip.
+    tools: Dict[str, Any] = {}
+    for module in ("pip", "ensurepip"):
+        found = _module_resolution(entries, module)
+        found.pop("_init_raw", None)
+        tools[module] = found
+    out.put("pip_tools", tools, "path search over sys.path (no import)")
 
     leftovers: List[Dict[str, Any]] = []
     for entry in entries:

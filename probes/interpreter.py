@@ -73,6 +73,26 @@ def _site_packages() -> List[str]:
     return [show(path) for path in getter()]
 
 
+def venv_created_by(prefix: str) -> Optional[str]:
+    """Which tool made this venv, from its pyvenv.cfg: uv writes ``uv = X``,
+    virtualenv ``virtualenv = X``, the stdlib's venv neither (None: no
+    pyvenv.cfg). It decides how a missing pip is best put back."""
+    try:
+        with open(os.path.join(prefix, "pyvenv.cfg"), encoding="utf-8", errors="replace") as f:
+            text = f.read(64 * 1024)
+    except OSError:
+        return None
+    keys: Dict[str, str] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            keys[key.strip().lower()] = value.strip()
+    for tool in ("uv", "virtualenv"):
+        if tool in keys:
+            return "%s %s" % (tool, keys[tool]) if keys[tool] else tool
+    return "venv"
+
+
 def run(ctx: Context) -> ProbeOutput:
     out = ProbeOutput()
     out.put("executable", show(sys.executable), "sys.executable")
@@ -107,6 +127,11 @@ def run(ctx: Context) -> ProbeOutput:
     out.put("base_prefix", show(getattr(sys, "base_prefix", sys.prefix)), "sys.base_prefix")
     in_venv = getattr(sys, "base_prefix", sys.prefix) != sys.prefix or hasattr(sys, "real_prefix")
     out.put("in_venv", in_venv, "sys.prefix != sys.base_prefix")
+    out.put(
+        "venv_created_by",
+        venv_created_by(sys.prefix) if in_venv else None,
+        "pyvenv.cfg in sys.prefix (uv = / virtualenv = keys)",
+    )
     conda = os.path.isdir(os.path.join(sys.prefix, "conda-meta"))
     out.put("conda", conda, "conda-meta folder in sys.prefix")
     out.put("user_site_enabled", bool(site.ENABLE_USER_SITE), "site.ENABLE_USER_SITE")

@@ -89,23 +89,24 @@ def pip_commands(profile: Profile, calls: list[tuple[str, ...]]) -> tuple[str, .
     """pip run by the target's interpreter, typed the same in PowerShell and
     cmd on Windows: PowerShell cannot start a quoted path without ``&``,
     which cmd rejects, so a path that needs quotes is entered with ``pushd``
-    (both shells) and run as ``.\\python.exe``."""
-    if profile.launcher:
+    (both shells) and run as ``.\\python.exe``. A target without pip (a uv
+    or ``--without-pip`` venv) first gets the pip bundled with its Python."""
+    if profile.launcher:  # another interpreter than the one probed: its pip is not known
         return tuple(
             " ".join(shell.quote(a, profile.windows) for a in (*profile.launcher, "-m", "pip", *c))
             for c in calls
         )
     exe = profile.python_exe
+    program = exe
+    folder = ""
     if profile.windows and shell.quote(exe, True) != exe:
         folder, _sep, name = exe.rpartition("\\")
         if folder:
-            local = ".\\" + name
-            return (
-                f'pushd "{folder}"',
-                *(shell.pip_command(local, True, *c) for c in calls),
-                "popd",
-            )
-    return tuple(shell.pip_command(exe, profile.windows, *c) for c in calls)
+            program = ".\\" + name
+    commands = tuple(shell.pip_command(program, profile.windows, *c) for c in calls)
+    if profile.pip == "missing":
+        commands = shell.with_pip_bootstrap(commands, program, profile.windows)
+    return (f'pushd "{folder}"', *commands, "popd") if folder else commands
 
 
 def native_arm64_launcher(python: tuple[int, int]) -> tuple[str, ...]:

@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from .findings import Finding, Fix
+from .shell import with_pip_bootstrap
 
 # "onnxruntime-qnn" or plain "onnxruntime" as a pip argument, maybe quoted,
 # maybe with a version specifier.
@@ -81,12 +82,23 @@ def shell_neutral(commands: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def align_fixes(
-    findings: Iterable[Finding], recommendation: Mapping[str, Any] | None
+    findings: Iterable[Finding],
+    recommendation: Mapping[str, Any] | None,
+    without_pip: tuple[str, bool] | None = None,
 ) -> tuple[Finding, ...]:
     """Findings whose fix installs another onnxruntime-qnn than the
-    recommendation get the recommendation's commands instead."""
+    recommendation get the recommendation's commands instead.
+    ``without_pip`` (the target's interpreter and whether it is Windows),
+    when the target has no pip: its pip commands start with ``-m ensurepip``
+    (the recommendation's already do)."""
+
+    def typed(commands: tuple[str, ...]) -> tuple[str, ...]:
+        if without_pip is not None:
+            commands = with_pip_bootstrap(commands, *without_pip)
+        return shell_neutral(commands)
+
     findings = tuple(
-        replace(f, fix=replace(f.fix, commands=shell_neutral(f.fix.commands)))
+        replace(f, fix=replace(f.fix, commands=typed(f.fix.commands)))
         if f.fix is not None and f.fix.commands
         else f
         for f in findings

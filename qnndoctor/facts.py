@@ -127,3 +127,22 @@ def pe_details(facts: Facts, lib: Mapping[str, Any]) -> Mapping[str, Any]:
     """What qnndoctor's PE reader found for a bundled library ({} if nothing)."""
     found = (facts.value("binaries", "pe", {}) or {}).get(lib.get("path"))
     return found if isinstance(found, Mapping) else {}
+
+
+def target_pip(facts: Facts) -> str:
+    """Whether the target can run ``-m pip``: ``present``; ``missing`` (but
+    ``-m ensurepip`` can install the pip bundled with its Python);
+    ``unobtainable`` (no pip and no ensurepip); ``unknown`` (a ticket from
+    before the installs probe looked, or a probe that failed): then commands
+    are printed as they always were."""
+    tools = facts.value("installs", "pip_tools")
+    if not isinstance(tools, Mapping):
+        return "unknown"
+    pip, ensurepip = tools.get("pip"), tools.get("ensurepip")
+    if not isinstance(pip, Mapping) or "found" not in pip:
+        return "unknown"
+    if pip.get("found"):
+        return "present"
+    return (
+        "missing" if isinstance(ensurepip, Mapping) and ensurepip.get("found") else "unobtainable"
+    )

@@ -24,8 +24,10 @@ def verdict(document: Mapping[str, Any], exit_code: int) -> str:
         return "ok" + (f" ({extra})" if extra else "")
     top = findings[0]
     fix = top.get("fix") or {}
-    commands = fix.get("commands") or []
-    how = commands[0] if commands else fix.get("text") or ""
+    commands = [str(c) for c in fix.get("commands") or ()]
+    # All of them, in order: the first alone may be `pushd "folder"` or the
+    # `-m ensurepip` a venv without pip needs before the install.
+    how = "; then ".join(commands) if commands else fix.get("text") or ""
     line = f"{top.get('severity')}: {top.get('title')} [{top.get('id')}]"
     return _one_line(line + (f"; fix: {how}" if how else ""))
 

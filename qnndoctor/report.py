@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from . import exitcodes
-from .facts import Facts
+from .facts import Facts, target_pip
 from .findings import Finding, Severity, SkippedCheck
 from .pipeline import envelope, now
 from .target import Target
@@ -161,10 +161,14 @@ def build(target: Target, facts: Facts, matrix: Matrix, prepared: Prepared | Non
         recommendation = recommendation_for(facts, matrix)
     from .consistency import align_fixes
 
+    without_pip = None
+    if target_pip(facts) == "missing":
+        exe = str(facts.value("interpreter", "executable") or "python")
+        without_pip = (exe, facts.value("interpreter", "sys_platform") == "win32")
     return Report(
         target=target,
         facts=facts,
-        findings=align_fixes(evaluation.findings, recommendation),
+        findings=align_fixes(evaluation.findings, recommendation, without_pip),
         skipped=evaluation.skipped,
         created=now(),
         matrix_source=matrix.source,

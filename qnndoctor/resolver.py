@@ -35,7 +35,7 @@ from .compat_rules import (
     RULES,
     YANKED,
 )
-from .facts import Facts
+from .facts import Facts, target_pip
 from .matrixdata import Matrix
 from .matrixdata.releases import Release, ReleaseMatrix, WheelFile
 from .socs import identify as identify_soc
@@ -131,6 +131,8 @@ class Profile:
     launcher: tuple[str, ...] = ()
     npu_driver: str | None = None
     npu_driver_source: str | None = None
+    # facts.target_pip: "missing" puts `-m ensurepip` before the pip commands.
+    pip: str = "unknown"
 
     @property
     def windows(self) -> bool:
@@ -191,6 +193,7 @@ class Profile:
             "system_qnn_source": self.system_qnn_source,
             "npu_driver": self.npu_driver,
             "npu_driver_source": self.npu_driver_source,
+            "pip": self.pip,
             "notes": list(self.notes),
         }
 
@@ -274,6 +277,7 @@ def profile_from_facts(facts: Facts, matrix: Matrix) -> Profile:
         notes=tuple(notes),
         npu_driver=npu_driver,
         npu_driver_source=npu_driver_source,
+        pip=target_pip(facts),
     )
 
 

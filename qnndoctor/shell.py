@@ -16,3 +16,23 @@ def quote(text: str, windows: bool) -> str:
 
 def pip_command(python: str, windows: bool, *args: str) -> str:
     return " ".join([quote(python, windows), "-m", "pip", *(quote(a, windows) for a in args)])
+
+
+def ensurepip_command(python: str, windows: bool) -> str:
+    """Installs the pip bundled with this Python into the environment (the
+    stdlib's ``ensurepip``; nothing is downloaded)."""
+    return f"{quote(python, windows)} -m ensurepip"
+
+
+def with_pip_bootstrap(commands: tuple[str, ...], python: str, windows: bool) -> tuple[str, ...]:
+    """``commands`` for a target without pip: the first one that runs this
+    interpreter's pip is preceded by its ``-m ensurepip`` (once; commands for
+    another interpreter, whose pip is not known, are left as they are)."""
+    program = quote(python, windows)
+    bootstrap = ensurepip_command(python, windows)
+    if bootstrap in commands:
+        return commands
+    for index, command in enumerate(commands):
+        if command.startswith(f"{program} -m pip "):
+            return (*commands[:index], bootstrap, *commands[index:])
+    return commands

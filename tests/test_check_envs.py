@@ -98,7 +98,9 @@ def test_plugin_without_onnxruntime(cli: Cli, tmp_path: Path, real_wheels: dict[
     # recommendation is not "already installed", and every fix says the same.
     report = result.json()
     commands = report["recommendation"]["commands"]
-    assert [c.split(" -m pip ", 1)[1] for c in commands] == [
+    # A venv without pip: its bundled pip comes first (the pip-missing finding says why).
+    assert commands[0] == f"{python} -m ensurepip"
+    assert [c.split(" -m pip ", 1)[1] for c in commands[1:]] == [
         "install onnxruntime-qnn==2.7.0 onnxruntime"
     ]
     for finding in report["findings"]:
@@ -150,7 +152,8 @@ def test_two_flavours_and_overwritten_pybind(
     # onnxruntime that stays, and pip would then call that one "already
     # satisfied": the commands reinstall it before installing the plugin.
     commands = report["recommendation"]["commands"]
-    assert [c.split(" -m pip ", 1)[1] for c in commands] == [
+    assert commands[0] == f"{python} -m ensurepip"  # a venv without pip
+    assert [c.split(" -m pip ", 1)[1] for c in commands[1:]] == [
         "uninstall -y onnxruntime-qnn",
         "install --force-reinstall --no-deps onnxruntime==1.31.1",
         "install onnxruntime-qnn==2.7.0",

@@ -46,6 +46,7 @@ def all_rules() -> tuple[Rule, ...]:
         installs,
         interpreter,
         paths,
+        pip,
         platform,
         qnn,
         release,

@@ -1,0 +1,88 @@
+"""Rules about the target's own pip: can the commands this report prints run?
+
+Every fix is ``<python> -m pip ...``. A venv made by uv (which seeds no pip
+unless asked, ``uv venv --seed``) or by ``python -m venv --without-pip`` has
+none, and the command then fails with "No module named pip". The report's
+commands start with ``-m ensurepip`` there (consistency.py, advice.py);
+these findings say why, and what to do where that cannot work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from .. import shell
+from ..facts import Facts, target_pip
+from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
+from ..matrixdata import Matrix
+from . import rule
+from ._common import target_is_windows
+
+PIP_MISSING = FindingKind(
+    "pip-missing", Severity.INFO, "The target has no pip: fix commands start with ensurepip"
+)
+PIP_UNOBTAINABLE = FindingKind(
+    "pip-unobtainable",
+    Severity.INFO,
+    "The target has neither pip nor ensurepip: the printed pip commands cannot run as they are",
+)
+
+
+def _uv_note(created_by: object, exe: str, windows: bool) -> str:
+    if not str(created_by or "").startswith("uv"):
+        return ""
+    return (
+        f" This venv was made by uv (pyvenv.cfg: {created_by}): uv can install into it without "
+        f"pip (`uv pip install --python {shell.quote(exe, windows)} <package>`), and in a uv "
+        "project `uv sync` removes packages the project does not declare, pip among them: "
+        "add onnxruntime-qnn to the project (`uv add`) to keep it."
+    )
+
+
+@rule(needs=("installs", "interpreter"), emits=(PIP_MISSING, PIP_UNOBTAINABLE))
+def target_without_pip(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
+    state = target_pip(facts)
+    if state not in ("missing", "unobtainable"):
+        return
+    exe = str(facts.value("interpreter", "executable") or "python")
+    windows = target_is_windows(facts)
+    created_by = facts.value("interpreter", "venv_created_by")
+    tools = facts.value("installs", "pip_tools") or {}
+    ensurepip = tools.get("ensurepip") or {}
+    evidence = (
+        Evidence("installs.pip_tools.pip.found", False),
+        Evidence(
+            "installs.pip_tools.ensurepip." + ("path" if ensurepip.get("found") else "found"),
+            ensurepip.get("path") if ensurepip.get("found") else False,
+        ),
+        Evidence("interpreter.venv_created_by", created_by),
+    )
+    failing = (
+        f"`{shell.pip_command(exe, windows, 'install', '...')}` fails with 'No module named pip'"
+    )
+    if state == "missing":
+        bootstrap = shell.ensurepip_command(exe, windows)
+        yield make(
+            PIP_MISSING,
+            f"{failing} in this environment (venvs made by uv, or by `python -m venv "
+            "--without-pip`, have none). Every command this report prints that runs its pip "
+            f"therefore starts with `{bootstrap}`, which installs the pip bundled with this "
+            "Python (nothing is downloaded)." + _uv_note(created_by, exe, windows),
+            evidence,
+            Fix("Install the pip bundled with this Python:", (bootstrap,)),
+        )
+        return
+    yield make(
+        PIP_UNOBTAINABLE,
+        f"{failing}, and this Python has no ensurepip to install its bundled pip (Debian and "
+        "Ubuntu ship ensurepip in a separate package, python3-venv or python3.X-venv; "
+        "embeddable Python distributions leave it out). Until pip is there, the commands this "
+        "report prints cannot run as they are." + _uv_note(created_by, exe, windows),
+        evidence,
+        Fix(
+            "Give this environment a pip: on Debian or Ubuntu install python3-venv (or "
+            "python3.X-venv for this Python) and run ensurepip, or create a new venv with a "
+            "Python that has pip and install there; with uv, run the same installs as "
+            "`uv pip install --python <this python> ...`."
+        ),
+    )

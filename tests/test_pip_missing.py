@@ -1,0 +1,139 @@
+"""A target without pip (uv and ``venv --without-pip`` make such venvs): the
+printed commands start with its ``-m ensurepip`` and really work there."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from conftest import CliResult, validate_report
+from helpers.profiles import win_arm64
+from helpers.wheels import make_venv, pip_install
+
+from qnndoctor import advice, shell
+from qnndoctor.facts import Facts, target_pip
+from qnndoctor.matrixdata import load_or_empty
+from qnndoctor.rules import evaluate
+
+Cli = Callable[..., CliResult]
+
+
+def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_printed_commands_work_in_a_venv_without_pip(
+    cli: Cli, tmp_path: Path, real_wheels: dict[str, Path]
+) -> None:
+    python = make_venv(tmp_path / "venv")  # --without-pip
+    pip_install(python, str(real_wheels["onnxruntime-qnn==2.7.0"]))
+    before = cli("check", "--python", str(python), "--json", "--no-smoke")
+    report = before.json()
+    validate_report(report)
+    tools = report["facts"]["installs"]["values"]["pip_tools"]
+    assert tools["pip"] == {"found": False} and tools["ensurepip"]["found"] is True
+    assert report["facts"]["interpreter"]["values"]["venv_created_by"] == "venv"
+    assert {"pip-missing", "plugin-companion-missing"} <= set(before.finding_ids())
+    commands = report["recommendation"]["commands"]
+    assert commands[0] == f"{python} -m ensurepip"
+    fix = next(f for f in report["findings"] if f["id"] == "plugin-companion-missing")["fix"]
+    assert fix["commands"] == commands  # one set of commands, bootstrap included
+    assert _run([str(python), "-m", "pip", "--version"]).returncode != 0  # the failure avoided
+    # Run them as printed (the install offline, from the test's wheels).
+    for command in commands:
+        argv = shlex.split(command)
+        if argv[1:3] == ["-m", "pip"]:
+            folder = str(real_wheels["onnxruntime==1.31.1"].parent)
+            argv += ["--no-index", "--find-links", folder, "--no-deps"]
+        done = _run(argv)
+        assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
+    after = cli("check", "--python", str(python), "--json", "--no-smoke")
+    assert not {"pip-missing", "plugin-companion-missing"} & set(after.finding_ids())
+    assert after.json()["facts"]["installs"]["values"]["pip_tools"]["pip"]["found"] is True
+
+
+def test_quiet_verdict_names_every_command_in_order(
+    cli: Cli, tmp_path: Path, real_wheels: dict[str, Path]
+) -> None:
+    python = make_venv(tmp_path / "venv")
+    pip_install(python, str(real_wheels["onnxruntime-qnn==2.7.0"]))
+    quiet = cli("check", "--python", str(python), "-q", "--no-smoke")
+    assert quiet.out.count("\n") == 1
+    assert (
+        f"; fix: {python} -m ensurepip; then {python} -m pip install onnxruntime-qnn==2.7.0"
+        in quiet.out
+    )
+
+
+def test_a_venv_with_pip_gets_no_bootstrap(
+    cli: Cli, tmp_path: Path, real_wheels: dict[str, Path]
+) -> None:
+    python = make_venv(tmp_path / "venv", with_pip=True)
+    pip_install(python, str(real_wheels["onnxruntime-qnn==2.7.0"]))
+    result = cli("check", "--python", str(python), "--json", "--no-smoke")
+    report = result.json()
+    assert report["facts"]["installs"]["values"]["pip_tools"]["pip"]["found"] is True
+    assert "pip-missing" not in result.finding_ids()
+    assert not any(" -m ensurepip" in c for c in report["recommendation"]["commands"])
+
+
+def _facts_of(cli: Cli, python: Path) -> dict[str, Any]:
+    document: dict[str, Any] = cli("check", "--python", str(python), "--json", "--no-smoke").json()
+    return document
+
+
+def test_uv_venv_and_no_ensurepip(cli: Cli, tmp_path: Path) -> None:
+    """uv writes ``uv = X`` into pyvenv.cfg; a Python without ensurepip (Debian
+    without python3-venv) cannot get its bundled pip: nothing is prepended."""
+    python = make_venv(tmp_path / "venv")
+    cfg = tmp_path / "venv" / "pyvenv.cfg"
+    cfg.write_text(cfg.read_text("utf-8") + "uv = 0.9.5\n", encoding="utf-8")
+    document = _facts_of(cli, python)
+    facts = Facts.from_json(document["facts"])
+    assert facts.value("interpreter", "venv_created_by") == "uv 0.9.5"
+    found = {f.id: f for f in evaluate(facts, load_or_empty()).findings}
+    assert "uv pip install --python" in found["pip-missing"].explanation
+    # The same facts with no ensurepip (as Debian's Python without python3-venv).
+    values = document["facts"]["installs"]["values"]
+    values["pip_tools"]["ensurepip"] = {"found": False}
+    facts = Facts.from_json(document["facts"])
+    assert target_pip(facts) == "unobtainable"
+    found = {f.id: f for f in evaluate(facts, load_or_empty()).findings}
+    assert "pip-missing" not in found and "python3-venv" in found["pip-unobtainable"].explanation
+    # A ticket from before the probe looked: commands as they always were.
+    del values["pip_tools"]
+    assert target_pip(Facts.from_json(document["facts"])) == "unknown"
+    saved = tmp_path / "old.json"
+    saved.write_text(json.dumps(document), encoding="utf-8")
+    old = cli("check", "--from-report", str(saved), "--json").json()
+    assert not any(" -m ensurepip" in c for c in old["recommendation"]["commands"])
+    assert not {"pip-missing", "pip-unobtainable"} & {f["id"] for f in old["findings"]}
+
+
+def test_bootstrap_on_windows_quoted_paths_and_launchers() -> None:
+    exe = r"C:\Users\Jane Doe\proj\.venv\Scripts\python.exe"
+    profile = win_arm64(python_exe=exe, pip="missing")
+    assert advice.pip_commands(profile, [("install", "onnxruntime-qnn==2.7.0")]) == (
+        r'pushd "C:\Users\Jane Doe\proj\.venv\Scripts"',
+        r".\python.exe -m ensurepip",
+        r'.\python.exe -m pip install "onnxruntime-qnn==2.7.0"',
+        "popd",
+    )
+    # Another interpreter, started by the launcher: its pip is not known.
+    launched = win_arm64(launcher=("py", "-V:3.12-arm64"), pip="missing")
+    assert advice.pip_commands(launched, [("install", "x")]) == (
+        "py -V:3.12-arm64 -m pip install x",
+    )
+    # A rule's own commands: once, before the first of this interpreter's pip.
+    plain = r"C:\py\python.exe"
+    commands = ("winget install x", f"{plain} -m pip uninstall -y a", f"{plain} -m pip install b")
+    bootstrapped = shell.with_pip_bootstrap(commands, plain, True)
+    assert bootstrapped == (commands[0], rf"{plain} -m ensurepip", *commands[1:])
+    assert shell.with_pip_bootstrap(bootstrapped, plain, True) == bootstrapped
+    assert shell.with_pip_bootstrap(commands, r"C:\other\python.exe", True) == commands
