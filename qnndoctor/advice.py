@@ -104,7 +104,7 @@ def pip_commands(profile: Profile, calls: list[tuple[str, ...]]) -> tuple[str, .
         if folder:
             program = ".\\" + name
     commands = tuple(shell.pip_command(program, profile.windows, *c) for c in calls)
-    if profile.pip == "missing":
+    if profile.pip == "absent":
         commands = shell.with_pip_bootstrap(commands, program, profile.windows)
     return (f'pushd "{folder}"', *commands, "popd") if folder else commands
 

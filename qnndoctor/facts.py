@@ -130,7 +130,7 @@ def pe_details(facts: Facts, lib: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def target_pip(facts: Facts) -> str:
-    """Whether the target can run ``-m pip``: ``present``; ``missing`` (but
+    """Whether the target can run ``-m pip``: ``present``; ``absent`` (but
     ``-m ensurepip`` can install the pip bundled with its Python);
     ``unobtainable`` (no pip and no ensurepip); ``unknown`` (a ticket from
     before the installs probe looked, or a probe that failed): then commands
@@ -144,5 +144,5 @@ def target_pip(facts: Facts) -> str:
     if pip.get("found"):
         return "present"
     return (
-        "missing" if isinstance(ensurepip, Mapping) and ensurepip.get("found") else "unobtainable"
+        "absent" if isinstance(ensurepip, Mapping) and ensurepip.get("found") else "unobtainable"
     )

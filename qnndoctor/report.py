@@ -162,7 +162,7 @@ def build(target: Target, facts: Facts, matrix: Matrix, prepared: Prepared | Non
     from .consistency import align_fixes
 
     without_pip = None
-    if target_pip(facts) == "missing":
+    if target_pip(facts) == "absent":
         exe = str(facts.value("interpreter", "executable") or "python")
         without_pip = (exe, facts.value("interpreter", "sys_platform") == "win32")
     return Report(

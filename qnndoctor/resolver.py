@@ -131,7 +131,7 @@ class Profile:
     launcher: tuple[str, ...] = ()
     npu_driver: str | None = None
     npu_driver_source: str | None = None
-    # facts.target_pip: "missing" puts `-m ensurepip` before the pip commands.
+    # facts.target_pip: "absent" puts `-m ensurepip` before the pip commands.
     pip: str = "unknown"
 
     @property

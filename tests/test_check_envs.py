@@ -98,7 +98,7 @@ def test_plugin_without_onnxruntime(cli: Cli, tmp_path: Path, real_wheels: dict[
     # recommendation is not "already installed", and every fix says the same.
     report = result.json()
     commands = report["recommendation"]["commands"]
-    # A venv without pip: its bundled pip comes first (the pip-missing finding says why).
+    # A venv without pip: its bundled pip comes first (the pip-absent finding says why).
     assert commands[0] == f"{python} -m ensurepip"
     assert [c.split(" -m pip ", 1)[1] for c in commands[1:]] == [
         "install onnxruntime-qnn==2.7.0 onnxruntime"

@@ -18,13 +18,18 @@ from ..matrixdata import Matrix
 from . import rule
 from ._common import target_is_windows
 
-PIP_MISSING = FindingKind(
-    "pip-missing", Severity.INFO, "The target has no pip: fix commands start with ensurepip"
+PIP_ABSENT = FindingKind(
+    "pip-absent", Severity.INFO, "The target has no pip: fix commands start with ensurepip"
 )
 PIP_UNOBTAINABLE = FindingKind(
     "pip-unobtainable",
     Severity.INFO,
-    "The target has neither pip nor ensurepip: the printed pip commands cannot run as they are",
+    "The target has neither pip nor ensurepip: the printed pip commands need a pip first",
+)
+
+_SOURCES = (
+    " (sources: https://github.com/astral-sh/uv/issues/7173 "
+    "https://github.com/astral-sh/uv/issues/2405 https://docs.python.org/3/library/ensurepip.html)"
 )
 
 
@@ -39,10 +44,10 @@ def _uv_note(created_by: object, exe: str, windows: bool) -> str:
     )
 
 
-@rule(needs=("installs", "interpreter"), emits=(PIP_MISSING, PIP_UNOBTAINABLE))
+@rule(needs=("installs", "interpreter"), emits=(PIP_ABSENT, PIP_UNOBTAINABLE))
 def target_without_pip(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     state = target_pip(facts)
-    if state not in ("missing", "unobtainable"):
+    if state not in ("absent", "unobtainable"):
         return
     exe = str(facts.value("interpreter", "executable") or "python")
     windows = target_is_windows(facts)
@@ -57,27 +62,29 @@ def target_without_pip(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         ),
         Evidence("interpreter.venv_created_by", created_by),
     )
-    failing = (
-        f"`{shell.pip_command(exe, windows, 'install', '...')}` fails with 'No module named pip'"
-    )
-    if state == "missing":
+    # Worded without failure words (no pip error message, no "cannot"): a
+    # healthy check's output, pasted into `explain`, must not read as a failure.
+    command = f"`{shell.pip_command(exe, windows, 'install', '...')}`"
+    if state == "absent":
         bootstrap = shell.ensurepip_command(exe, windows)
         yield make(
-            PIP_MISSING,
-            f"{failing} in this environment (venvs made by uv, or by `python -m venv "
-            "--without-pip`, have none). Every command this report prints that runs its pip "
+            PIP_ABSENT,
+            "This environment has no pip (venvs made by uv, or by `python -m venv "
+            f"--without-pip`, have none), so {command} would find no pip. Every command this "
+            "report prints that runs its pip "
             f"therefore starts with `{bootstrap}`, which installs the pip bundled with this "
-            "Python (nothing is downloaded)." + _uv_note(created_by, exe, windows),
+            "Python (nothing is downloaded)." + _uv_note(created_by, exe, windows) + _SOURCES,
             evidence,
             Fix("Install the pip bundled with this Python:", (bootstrap,)),
         )
         return
     yield make(
         PIP_UNOBTAINABLE,
-        f"{failing}, and this Python has no ensurepip to install its bundled pip (Debian and "
+        f"This environment has no pip for {command}, and this Python has no ensurepip to "
+        "install its bundled pip (Debian and "
         "Ubuntu ship ensurepip in a separate package, python3-venv or python3.X-venv; "
-        "embeddable Python distributions leave it out). Until pip is there, the commands this "
-        "report prints cannot run as they are." + _uv_note(created_by, exe, windows),
+        "embeddable Python distributions leave it out). The pip commands this report prints "
+        "need a pip first." + _uv_note(created_by, exe, windows) + _SOURCES,
         evidence,
         Fix(
             "Give this environment a pip: on Debian or Ubuntu install python3-venv (or "

@@ -39,7 +39,7 @@ def test_printed_commands_work_in_a_venv_without_pip(
     tools = report["facts"]["installs"]["values"]["pip_tools"]
     assert tools["pip"] == {"found": False} and tools["ensurepip"]["found"] is True
     assert report["facts"]["interpreter"]["values"]["venv_created_by"] == "venv"
-    assert {"pip-missing", "plugin-companion-missing"} <= set(before.finding_ids())
+    assert {"pip-absent", "plugin-companion-missing"} <= set(before.finding_ids())
     commands = report["recommendation"]["commands"]
     assert commands[0] == f"{python} -m ensurepip"
     fix = next(f for f in report["findings"] if f["id"] == "plugin-companion-missing")["fix"]
@@ -54,7 +54,7 @@ def test_printed_commands_work_in_a_venv_without_pip(
         done = _run(argv)
         assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
     after = cli("check", "--python", str(python), "--json", "--no-smoke")
-    assert not {"pip-missing", "plugin-companion-missing"} & set(after.finding_ids())
+    assert not {"pip-absent", "plugin-companion-missing"} & set(after.finding_ids())
     assert after.json()["facts"]["installs"]["values"]["pip_tools"]["pip"]["found"] is True
 
 
@@ -79,7 +79,7 @@ def test_a_venv_with_pip_gets_no_bootstrap(
     result = cli("check", "--python", str(python), "--json", "--no-smoke")
     report = result.json()
     assert report["facts"]["installs"]["values"]["pip_tools"]["pip"]["found"] is True
-    assert "pip-missing" not in result.finding_ids()
+    assert "pip-absent" not in result.finding_ids()
     assert not any(" -m ensurepip" in c for c in report["recommendation"]["commands"])
 
 
@@ -98,14 +98,14 @@ def test_uv_venv_and_no_ensurepip(cli: Cli, tmp_path: Path) -> None:
     facts = Facts.from_json(document["facts"])
     assert facts.value("interpreter", "venv_created_by") == "uv 0.9.5"
     found = {f.id: f for f in evaluate(facts, load_or_empty()).findings}
-    assert "uv pip install --python" in found["pip-missing"].explanation
+    assert "uv pip install --python" in found["pip-absent"].explanation
     # The same facts with no ensurepip (as Debian's Python without python3-venv).
     values = document["facts"]["installs"]["values"]
     values["pip_tools"]["ensurepip"] = {"found": False}
     facts = Facts.from_json(document["facts"])
     assert target_pip(facts) == "unobtainable"
     found = {f.id: f for f in evaluate(facts, load_or_empty()).findings}
-    assert "pip-missing" not in found and "python3-venv" in found["pip-unobtainable"].explanation
+    assert "pip-absent" not in found and "python3-venv" in found["pip-unobtainable"].explanation
     # A ticket from before the probe looked: commands as they always were.
     del values["pip_tools"]
     assert target_pip(Facts.from_json(document["facts"])) == "unknown"
@@ -113,12 +113,12 @@ def test_uv_venv_and_no_ensurepip(cli: Cli, tmp_path: Path) -> None:
     saved.write_text(json.dumps(document), encoding="utf-8")
     old = cli("check", "--from-report", str(saved), "--json").json()
     assert not any(" -m ensurepip" in c for c in old["recommendation"]["commands"])
-    assert not {"pip-missing", "pip-unobtainable"} & {f["id"] for f in old["findings"]}
+    assert not {"pip-absent", "pip-unobtainable"} & {f["id"] for f in old["findings"]}
 
 
 def test_bootstrap_on_windows_quoted_paths_and_launchers() -> None:
     exe = r"C:\Users\Jane Doe\proj\.venv\Scripts\python.exe"
-    profile = win_arm64(python_exe=exe, pip="missing")
+    profile = win_arm64(python_exe=exe, pip="absent")
     assert advice.pip_commands(profile, [("install", "onnxruntime-qnn==2.7.0")]) == (
         r'pushd "C:\Users\Jane Doe\proj\.venv\Scripts"',
         r".\python.exe -m ensurepip",
@@ -126,7 +126,7 @@ def test_bootstrap_on_windows_quoted_paths_and_launchers() -> None:
         "popd",
     )
     # Another interpreter, started by the launcher: its pip is not known.
-    launched = win_arm64(launcher=("py", "-V:3.12-arm64"), pip="missing")
+    launched = win_arm64(launcher=("py", "-V:3.12-arm64"), pip="absent")
     assert advice.pip_commands(launched, [("install", "x")]) == (
         "py -V:3.12-arm64 -m pip install x",
     )
@@ -137,3 +137,19 @@ def test_bootstrap_on_windows_quoted_paths_and_launchers() -> None:
     assert bootstrapped == (commands[0], rf"{plain} -m ensurepip", *commands[1:])
     assert shell.with_pip_bootstrap(bootstrapped, plain, True) == bootstrapped
     assert shell.with_pip_bootstrap(commands, r"C:\other\python.exe", True) == commands
+
+
+def test_a_healthy_check_without_pip_pasted_into_explain_raises_nothing(
+    cli: Cli, healthy_venv: Path
+) -> None:
+    """The pip-absent finding is information, not a failure: the whole output
+    of a healthy check of a venv without pip reads as healthy to `explain`."""
+    from qnndoctor.diagnosis import diagnose
+    from qnndoctor.matrixdata import load_socs
+
+    for extra in ((), ("--json",)):
+        result = cli("check", "-v", "--python", str(healthy_venv), *extra)
+        assert result.code == 0
+        assert "(pip-absent)" in result.out or '"id": "pip-absent"' in result.out
+        diagnosis = diagnose(result.out + result.err, socs=load_socs())
+        assert diagnosis.ids() == [], (extra, diagnosis.ids())
