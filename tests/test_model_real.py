@@ -87,6 +87,12 @@ def test_dynamic_batch_float_model_falls_back_with_the_reason(
     }
     mostly = next(f for f in doc["findings"] if f["id"] == "model-mostly-on-cpu")
     assert "MatMul:mm: Cannot get shape" in mostly["explanation"]
+    # The venv has no pip: the fix installs onnx only after its bundled pip.
+    shape = next(f for f in doc["findings"] if f["id"] == "model-dynamic-shape")
+    assert shape["fix"]["commands"][:2] == [
+        f"{healthy_venv} -m ensurepip",
+        f"{healthy_venv} -m pip install onnx",
+    ]
     assert (
         code == 0
         and cli(

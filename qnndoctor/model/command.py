@@ -16,6 +16,7 @@ from .. import exitcodes
 
 if TYPE_CHECKING:
     from ..runner import Runner
+    from .findings import ModelFinding
 
 
 def add_parser(sub: Any) -> None:
@@ -98,8 +99,10 @@ def run_model(
     notes: list[str] = []
     runtime = None
     target = None
+    pip_absent = False
     from .. import matrixdata
     from ..collect import CouldNotCheck, run_probes
+    from ..facts import target_pip
     from ..target import TargetError, resolve
     from .runtime import target_runtime
 
@@ -109,6 +112,7 @@ def run_model(
         log(f"target: {target.python} ({target.how_chosen})")
         probe_run = run_probes(target, runner=runner, model=str(model.path.resolve()))
         runtime = target_runtime(probe_run.facts, matrix)
+        pip_absent = target_pip(probe_run.facts) == "absent"
     except (TargetError, CouldNotCheck, OSError) as exc:
         err.write(f"qnndoctor: could not check the target: {exc}\n")
         notes.append(f"target not probed ({exc}): only the model's own checks ran")
@@ -157,6 +161,8 @@ def run_model(
     findings += context_found
     if placement is not None:
         findings += placement_findings(placement, context["compatible"] if context else None)
+    if target is not None and pip_absent:  # a venv without pip: its bundled pip first
+        findings = _pip_first(findings, target.python, bool(runtime and runtime.windows))
     doc = document(
         model=model.to_json(),
         target=target.to_json() if target else None,
@@ -172,3 +178,19 @@ def run_model(
     from ..findings import Severity  # here: cli.py builds this parser on every start
 
     return exit_code(findings, Severity.parse(args.fail_on))
+
+
+def _pip_first(findings: list[ModelFinding], python: str, windows: bool) -> list[ModelFinding]:
+    """Each fix that runs the target's pip gets its ``-m ensurepip`` first."""
+    from dataclasses import replace
+
+    from ..shell import with_pip_bootstrap
+
+    done = []
+    for item in findings:
+        fix = item.finding.fix
+        if fix is not None and fix.commands:
+            commands = with_pip_bootstrap(fix.commands, python, windows)
+            item = replace(item, finding=replace(item.finding, fix=replace(fix, commands=commands)))
+        done.append(item)
+    return done
