@@ -132,6 +132,15 @@ def run(ctx: Context) -> ProbeOutput:
         venv_created_by(sys.prefix) if in_venv else None,
         "pyvenv.cfg in sys.prefix (uv = / virtualenv = keys)",
     )
+    # PEP 668: outside a venv, this file in the stdlib folder makes pip refuse
+    # to install ("externally-managed-environment"), as on Debian 12+, Ubuntu
+    # 23.04+, Fedora 38+ and Homebrew.
+    marker = os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")
+    out.put(
+        "externally_managed",
+        show(marker) if not in_venv and os.path.isfile(marker) else None,
+        "EXTERNALLY-MANAGED in sysconfig stdlib, outside a venv (PEP 668)",
+    )
     conda = os.path.isdir(os.path.join(sys.prefix, "conda-meta"))
     out.put("conda", conda, "conda-meta folder in sys.prefix")
     out.put("user_site_enabled", bool(site.ENABLE_USER_SITE), "site.ENABLE_USER_SITE")

@@ -44,6 +44,8 @@ def install_commands(profile: Profile, verdict: Verdict) -> tuple[str, ...]:
         and _companion_satisfied(profile, verdict)
     ):
         return ()  # nothing to do; the report says it is already installed
+    if profile.externally_managed and not profile.launcher:
+        return in_new_venv(profile, verdict)
     calls: list[tuple[str, ...]] = []
     if remove:
         calls.append(("uninstall", "-y", *remove))
@@ -56,6 +58,25 @@ def install_commands(profile: Profile, verdict: Verdict) -> tuple[str, ...]:
         install.append("onnxruntime")
     calls.append(("install", *install))
     return pip_commands(profile, calls)
+
+
+# Where a system Python's install goes instead (PEP 668), beside the user's work.
+NEW_VENV = ".venv-npu"
+
+
+def in_new_venv(profile: Profile, verdict: Verdict) -> tuple[str, ...]:
+    """For a Python that pip refuses to change (PEP 668, the system's): a new
+    venv made by it, in the current folder, and the release installed there
+    by the venv's own pip (nothing of the system's to uninstall)."""
+    windows = profile.windows
+    inside = f"{NEW_VENV}\\Scripts\\python.exe" if windows else f"{NEW_VENV}/bin/python"
+    install = [f"onnxruntime-qnn=={verdict.version}"]
+    if verdict.companion_pin:
+        install.append(verdict.companion_pin)
+    return (
+        f"{shell.quote(profile.python_exe, windows)} -m venv {NEW_VENV}",
+        shell.pip_command(inside, windows, "install", *install),
+    )
 
 
 def _restore_shared_files(profile: Profile, removed: list[str]) -> list[tuple[str, ...]]:

@@ -13,11 +13,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
+from .facts import Facts, externally_managed, target_pip
 from .findings import Finding, Fix
-from .shell import with_pip_bootstrap
+from .shell import quote, with_pip_bootstrap
+
+_SYSTEM_MANAGED = (
+    "This Python is the system's (PEP 668): pip refuses to change it, so set up "
+    "onnxruntime-qnn in a new virtual environment instead (the recommendation's commands):"
+)
+_SYSTEM_MANAGED_NO_VENV = (
+    "This Python is the system's (PEP 668): pip refuses to change it; run these pip "
+    "commands in a virtual environment made with it (`python3 -m venv .venv-npu`)."
+)
 
 # "onnxruntime-qnn" or plain "onnxruntime" as a pip argument, maybe quoted,
 # maybe with a version specifier.
@@ -81,31 +91,59 @@ def shell_neutral(commands: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(result)
 
 
+@dataclass(frozen=True)
+class PipTarget:
+    """The target's interpreter as its pip commands name it, and what its pip
+    can do there (facts.target_pip; a system Python pip refuses, PEP 668)."""
+
+    python: str
+    windows: bool
+    pip: str = "unknown"
+    system_managed: bool = False
+
+    @classmethod
+    def of(cls, facts: Facts) -> PipTarget:
+        return cls(
+            str(facts.value("interpreter", "executable") or "python"),
+            facts.value("interpreter", "sys_platform") == "win32",
+            target_pip(facts),
+            externally_managed(facts) is not None,
+        )
+
+    def runs_pip(self, commands: tuple[str, ...]) -> bool:
+        program = f"{quote(self.python, self.windows)} -m pip "
+        return any(c.startswith(program) for c in commands)
+
+
 def align_fixes(
     findings: Iterable[Finding],
     recommendation: Mapping[str, Any] | None,
-    without_pip: tuple[str, bool] | None = None,
+    target: PipTarget | None = None,
 ) -> tuple[Finding, ...]:
     """Findings whose fix installs another onnxruntime-qnn than the
-    recommendation get the recommendation's commands instead.
-    ``without_pip`` (the target's interpreter and whether it is Windows),
-    when the target has no pip: its pip commands start with ``-m ensurepip``
-    (the recommendation's already do)."""
+    recommendation get the recommendation's commands instead. For a target
+    without pip, its pip commands start with ``-m ensurepip`` (the
+    recommendation's already do); for a system Python that pip refuses to
+    change (PEP 668), a fix that runs its pip becomes the recommendation's
+    new venv."""
+    rec = recommendation or {}
+    commands = tuple(str(c) for c in rec.get("commands") or ())
 
-    def typed(commands: tuple[str, ...]) -> tuple[str, ...]:
-        if without_pip is not None:
-            commands = with_pip_bootstrap(commands, *without_pip)
-        return shell_neutral(commands)
+    def typed(fix: Fix) -> Fix:
+        found = fix.commands
+        if target is not None and target.system_managed and target.runs_pip(found):
+            if commands and rec.get("status") == "ok":
+                return Fix(f"{fix.text} {_SYSTEM_MANAGED}", commands)
+            return Fix(f"{fix.text} {_SYSTEM_MANAGED_NO_VENV}", shell_neutral(found))
+        if target is not None and target.pip == "absent":
+            found = with_pip_bootstrap(found, target.python, target.windows)
+        return replace(fix, commands=shell_neutral(found))
 
     findings = tuple(
-        replace(f, fix=replace(f.fix, commands=typed(f.fix.commands)))
-        if f.fix is not None and f.fix.commands
-        else f
+        replace(f, fix=typed(f.fix)) if f.fix is not None and f.fix.commands else f
         for f in findings
     )
-    rec = recommendation or {}
     version = rec.get("version")
-    commands = tuple(str(c) for c in rec.get("commands") or ())
     if rec.get("status") != "ok" or not version or not commands:
         return findings
     aligned = []

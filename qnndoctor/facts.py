@@ -146,3 +146,10 @@ def target_pip(facts: Facts) -> str:
     return (
         "absent" if isinstance(ensurepip, Mapping) and ensurepip.get("found") else "unobtainable"
     )
+
+
+def externally_managed(facts: Facts) -> str | None:
+    """The PEP 668 marker that makes pip refuse to install into the target
+    (a system Python outside a venv), or None."""
+    marker = facts.value("interpreter", "externally_managed")
+    return str(marker) if marker else None

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from . import exitcodes
-from .facts import Facts, target_pip
+from .facts import Facts
 from .findings import Finding, Severity, SkippedCheck
 from .pipeline import envelope, now
 from .target import Target
@@ -159,16 +159,12 @@ def build(target: Target, facts: Facts, matrix: Matrix, prepared: Prepared | Non
         recommendation: dict[str, Any] = prepared.recommendation
     else:
         recommendation = recommendation_for(facts, matrix)
-    from .consistency import align_fixes
+    from .consistency import PipTarget, align_fixes
 
-    without_pip = None
-    if target_pip(facts) == "absent":
-        exe = str(facts.value("interpreter", "executable") or "python")
-        without_pip = (exe, facts.value("interpreter", "sys_platform") == "win32")
     return Report(
         target=target,
         facts=facts,
-        findings=align_fixes(evaluation.findings, recommendation, without_pip),
+        findings=align_fixes(evaluation.findings, recommendation, PipTarget.of(facts)),
         skipped=evaluation.skipped,
         created=now(),
         matrix_source=matrix.source,

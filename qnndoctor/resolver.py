@@ -35,7 +35,7 @@ from .compat_rules import (
     RULES,
     YANKED,
 )
-from .facts import Facts, target_pip
+from .facts import Facts, externally_managed, target_pip
 from .matrixdata import Matrix
 from .matrixdata.releases import Release, ReleaseMatrix, WheelFile
 from .socs import identify as identify_soc
@@ -133,6 +133,8 @@ class Profile:
     npu_driver_source: str | None = None
     # facts.target_pip: "absent" puts `-m ensurepip` before the pip commands.
     pip: str = "unknown"
+    # A system Python pip refuses to change (PEP 668): install into a new venv.
+    externally_managed: bool = False
 
     @property
     def windows(self) -> bool:
@@ -194,6 +196,7 @@ class Profile:
             "npu_driver": self.npu_driver,
             "npu_driver_source": self.npu_driver_source,
             "pip": self.pip,
+            "externally_managed": self.externally_managed,
             "notes": list(self.notes),
         }
 
@@ -278,6 +281,7 @@ def profile_from_facts(facts: Facts, matrix: Matrix) -> Profile:
         npu_driver=npu_driver,
         npu_driver_source=npu_driver_source,
         pip=target_pip(facts),
+        externally_managed=externally_managed(facts) is not None,
     )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from conftest import CliResult, runtime_venv
-from helpers.wheels import build_wheel, pip_install, site_packages
+from helpers.wheels import build_wheel, pip_install, site_packages, system_like_python
 
 Cli = Callable[..., CliResult]
 
@@ -228,40 +228,8 @@ def test_emulated_x64_python_is_refused_with_the_native_route(
     assert _tree(python.parent.parent) == files
 
 
-def _system_like_python(root: Path) -> Path:
-    """A real CPython that is not a venv, with its own stdlib folder (links to
-    this interpreter's) holding a real EXTERNALLY-MANAGED file, and pip."""
-    import pip
-
-    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
-    base = Path(sys.base_prefix)
-    (root / "bin").mkdir(parents=True)
-    shutil.copy2(base / "bin" / version, root / "bin" / version)
-    stdlib = root / "lib" / version
-    stdlib.mkdir(parents=True)
-    for entry in (base / "lib" / version).iterdir():
-        if entry.name != "site-packages":
-            (stdlib / entry.name).symlink_to(entry)
-    (stdlib / "site-packages").mkdir()
-    (stdlib / "site-packages" / "pip").symlink_to(Path(pip.__file__).parent)
-    (stdlib / "EXTERNALLY-MANAGED").write_text(
-        "[externally-managed]\nError=This Python is managed by the test's system.\n"
-    )
-    python = root / "bin" / version
-    probe = subprocess.run(
-        [str(python), "-c", "import sys; print(sys.prefix)"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    if probe.returncode != 0 or probe.stdout.strip() != str(root):
-        pytest.skip(f"this CPython cannot run from a copied prefix: {probe.stderr[-300:]}")
-    return python
-
-
 def test_pep668_interpreter_is_refused_without_consent(cli: Cli, tmp_path: Path) -> None:
-    python = _system_like_python(tmp_path / "system")
+    python = system_like_python(tmp_path / "system")
     result = cli("fix", "--python", str(python), "--yes", "--json")
     assert result.code == 1
     document = result.json()

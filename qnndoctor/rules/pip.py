@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import shell
-from ..facts import Facts, target_pip
+from ..advice import NEW_VENV
+from ..facts import Facts, externally_managed, target_pip
 from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
 from ..matrixdata import Matrix
 from . import rule
@@ -21,6 +22,11 @@ from ._common import target_is_windows
 PIP_ABSENT = FindingKind(
     "pip-absent", Severity.INFO, "The target has no pip: fix commands start with ensurepip"
 )
+SYSTEM_MANAGED = FindingKind(
+    "system-managed-python",
+    Severity.INFO,
+    "The target is the system's Python (PEP 668): installs go to a new virtual environment",
+)
 PIP_UNOBTAINABLE = FindingKind(
     "pip-unobtainable",
     Severity.INFO,
@@ -28,7 +34,7 @@ PIP_UNOBTAINABLE = FindingKind(
 )
 
 _SOURCES = (
-    " (sources: https://github.com/astral-sh/uv/issues/7173 "
+    " (sources: https://github.com/astral-sh/uv/issues/8354 "
     "https://github.com/astral-sh/uv/issues/2405 https://docs.python.org/3/library/ensurepip.html)"
 )
 
@@ -47,8 +53,8 @@ def _uv_note(created_by: object, exe: str, windows: bool) -> str:
 @rule(needs=("installs", "interpreter"), emits=(PIP_ABSENT, PIP_UNOBTAINABLE))
 def target_without_pip(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     state = target_pip(facts)
-    if state not in ("absent", "unobtainable"):
-        return
+    if state not in ("absent", "unobtainable") or externally_managed(facts):
+        return  # a system Python gets a new venv instead (system_managed_python)
     exe = str(facts.value("interpreter", "executable") or "python")
     windows = target_is_windows(facts)
     created_by = facts.value("interpreter", "venv_created_by")
@@ -92,4 +98,42 @@ def target_without_pip(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
             "Python that has pip and install there; with uv, run the same installs as "
             "`uv pip install --python <this python> ...`."
         ),
+    )
+
+
+@rule(needs=("installs", "interpreter"), emits=(SYSTEM_MANAGED,))
+def system_managed_python(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
+    marker = externally_managed(facts)
+    if marker is None:
+        return
+    exe = str(facts.value("interpreter", "executable") or "python")
+    windows = target_is_windows(facts)
+    make_venv = f"{shell.quote(exe, windows)} -m venv {NEW_VENV}"
+    inside = f"{NEW_VENV}\\Scripts\\python.exe" if windows else f"{NEW_VENV}/bin/python"
+    no_ensurepip = target_pip(facts) in ("absent", "unobtainable") and not (
+        (facts.value("installs", "pip_tools") or {}).get("ensurepip") or {}
+    ).get("found")
+    yield make(
+        SYSTEM_MANAGED,
+        f"This Python is managed by the system: its standard library folder holds {marker} "
+        "(PEP 668: Debian 12 and newer, Ubuntu 23.04 and newer, Fedora 38 and newer, "
+        "Homebrew), so pip stops with 'externally-managed-environment' instead of installing "
+        f"into it. The commands in this report therefore make a virtual environment with this "
+        f"Python (`{make_venv}`, in the current folder) and install onnxruntime-qnn there: run "
+        f"your application with `{inside}`, and check it with `qnndoctor check --python "
+        f"{NEW_VENV}`. (pip's --break-system-packages would install into the system's Python "
+        "anyway, at the risk its name says.)"
+        + (
+            " This Python has no ensurepip, which `-m venv` needs to put pip into the new "
+            "venv: on Debian and Ubuntu install python3-venv (python3.X-venv) first."
+            if no_ensurepip
+            else ""
+        )
+        + " (source: https://packaging.python.org/en/latest/specifications/"
+        "externally-managed-environments/)",
+        (
+            Evidence("interpreter.externally_managed", marker),
+            Evidence("interpreter.in_venv", facts.value("interpreter", "in_venv")),
+        ),
+        Fix("Make a virtual environment with this Python and install there:", (make_venv,)),
     )

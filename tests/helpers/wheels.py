@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import shutil
 import subprocess
 import sys
 import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+import pytest
 
 
 def _record_hash(data: bytes) -> str:
@@ -116,3 +119,35 @@ def site_packages(venv_python: Path) -> Path:
         timeout=60,
     )
     return Path(out.stdout.strip())
+
+
+def system_like_python(root: Path) -> Path:
+    """A real CPython that is not a venv, with its own stdlib folder (links to
+    this interpreter's) holding a real EXTERNALLY-MANAGED file, and pip."""
+    import pip
+
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    base = Path(sys.base_prefix)
+    (root / "bin").mkdir(parents=True)
+    shutil.copy2(base / "bin" / version, root / "bin" / version)
+    stdlib = root / "lib" / version
+    stdlib.mkdir(parents=True)
+    for entry in (base / "lib" / version).iterdir():
+        if entry.name != "site-packages":
+            (stdlib / entry.name).symlink_to(entry)
+    (stdlib / "site-packages").mkdir()
+    (stdlib / "site-packages" / "pip").symlink_to(Path(pip.__file__).parent)
+    (stdlib / "EXTERNALLY-MANAGED").write_text(
+        "[externally-managed]\nError=This Python is managed by the test's system.\n"
+    )
+    python = root / "bin" / version
+    probe = subprocess.run(
+        [str(python), "-c", "import sys; print(sys.prefix)"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    if probe.returncode != 0 or probe.stdout.strip() != str(root):
+        pytest.skip(f"this CPython cannot run from a copied prefix: {probe.stderr[-300:]}")
+    return python

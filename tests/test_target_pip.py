@@ -1,5 +1,7 @@
-"""A target without pip (uv and ``venv --without-pip`` make such venvs): the
-printed commands start with its ``-m ensurepip`` and really work there."""
+"""The target's own pip decides which commands work there: a venv without
+pip (uv and ``venv --without-pip`` make them) gets its ``-m ensurepip``
+first; a system Python that pip refuses to change (PEP 668) gets a new venv.
+The printed commands are run as printed, in real environments."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Any
 
 from conftest import CliResult, validate_report
 from helpers.profiles import win_arm64
-from helpers.wheels import make_venv, pip_install
+from helpers.wheels import make_venv, pip_install, system_like_python
 
 from qnndoctor import advice, shell
 from qnndoctor.facts import Facts, target_pip
@@ -153,3 +155,42 @@ def test_a_healthy_check_without_pip_pasted_into_explain_raises_nothing(
         assert "(pip-absent)" in result.out or '"id": "pip-absent"' in result.out
         diagnosis = diagnose(result.out + result.err, socs=load_socs())
         assert diagnosis.ids() == [], (extra, diagnosis.ids())
+
+
+def test_a_system_python_gets_a_new_venv_that_really_works(
+    cli: Cli, tmp_path: Path, real_wheels: dict[str, Path]
+) -> None:
+    python = system_like_python(tmp_path / "system")  # PEP 668 marker, pip, not a venv
+    result = cli("check", "--python", str(python), "--json", "--no-smoke")
+    report = result.json()
+    validate_report(report)
+    marker = report["facts"]["interpreter"]["values"]["externally_managed"]
+    assert marker.endswith("EXTERNALLY-MANAGED")
+    ids = set(result.finding_ids())
+    assert {"system-managed-python", "no-onnxruntime-qnn"} <= ids
+    assert not {"pip-absent", "pip-unobtainable"} & ids
+    commands = report["recommendation"]["commands"]
+    assert commands == [
+        f"{python} -m venv .venv-npu",
+        ".venv-npu/bin/python -m pip install onnxruntime-qnn==2.7.0",
+    ]
+    missing = next(f for f in report["findings"] if f["id"] == "no-onnxruntime-qnn")
+    assert missing["fix"]["commands"] == commands
+    # pip itself refuses the system's Python: the failure these commands avoid.
+    refused = _run([str(python), "-m", "pip", "install", "--no-index", "nothing-at-all"])
+    assert refused.returncode != 0 and "externally-managed-environment" in refused.stderr
+    work = tmp_path / "work"
+    work.mkdir()
+    for command in commands:
+        argv = shlex.split(command)
+        if argv[1:3] == ["-m", "pip"]:
+            folder = str(real_wheels["onnxruntime==1.31.1"].parent)
+            argv += ["--no-index", "--find-links", folder, "--no-deps"]
+        done = subprocess.run(
+            argv, cwd=work, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
+    venv = work / ".venv-npu"
+    after = cli("check", "--python", str(venv), "--json", "--no-smoke")
+    assert not {"system-managed-python", "no-onnxruntime-qnn"} & set(after.finding_ids())
+    assert after.json()["facts"]["interpreter"]["values"]["externally_managed"] is None
