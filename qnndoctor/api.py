@@ -160,8 +160,8 @@ def _verdict(report: Report) -> str:
     text = f"{top.title} ({top.id})"
     if top.fix:
         text += f"; fix: {top.fix}"
-    if top.commands:
-        text += f" {top.commands[0]}"
+    if top.commands:  # all of them, in order (the first may be `-m ensurepip` or `pushd`)
+        text += " " + "; then ".join(top.commands)
     return text
 
 

@@ -116,6 +116,10 @@ def test_ensure_ready_raises_on_a_floated_plugin(cli: Cli, floated_venv: Path) -
     assert [f.id for f in raised.value.findings] == [f.id for f in report.findings]
     message = str(raised.value)
     assert top.title in message and top.fix in message
+    # Every command of the fix, in order: this venv has no pip, so its
+    # `-m ensurepip` comes first and the install follows.
+    assert len(top.commands) >= 2 and "; then ".join(top.commands) in message
+    assert top.commands[0].endswith("-m ensurepip")
     assert raised.value.report.document["redacted"] is False  # stays in the process
 
 
