@@ -194,3 +194,23 @@ def test_a_system_python_gets_a_new_venv_that_really_works(
     after = cli("check", "--python", str(venv), "--json", "--no-smoke")
     assert not {"system-managed-python", "no-onnxruntime-qnn"} & set(after.finding_ids())
     assert after.json()["facts"]["interpreter"]["values"]["externally_managed"] is None
+
+
+def test_a_findings_fix_on_windows_gets_ensurepip_inside_its_pushd() -> None:
+    from qnndoctor.consistency import PipTarget, align_fixes
+    from qnndoctor.findings import Finding, Fix, Severity
+
+    exe = r"C:\Users\Jane Doe\app\.venv\Scripts\python.exe"
+    fix = Fix("Reinstall it:", (shell.pip_command(exe, True, "install", "--force-reinstall", "x"),))
+    finding = Finding("files-missing", Severity.ERROR, "t", "e", (), fix)
+    (aligned,) = align_fixes((finding,), None, PipTarget(exe, True, pip="absent"))
+    assert aligned.fix is not None
+    assert aligned.fix.commands == (
+        r'pushd "C:\Users\Jane Doe\app\.venv\Scripts"',
+        r".\python.exe -m ensurepip",
+        r".\python.exe -m pip install --force-reinstall x",
+        "popd",
+    )
+    # The same target with pip: the fix as the rule wrote it (typed for both shells).
+    (plain,) = align_fixes((finding,), None, PipTarget(exe, True, pip="present"))
+    assert plain.fix is not None and r".\python.exe -m ensurepip" not in plain.fix.commands
