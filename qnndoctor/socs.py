@@ -6,6 +6,7 @@ numbering space, never mixed up with soc_model)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -90,6 +91,8 @@ def mentioned_soc(text: str, socs: Sequence[Soc]) -> tuple[Soc, str] | None:
     used: a part number first, then the longest marketing name."""
     from .diagnosis.prefilter import Literals, fold, search  # (diagnosis imports this module)
 
+    if "骁龙" in text:  # Snapdragon in Chinese; the regexes stay ASCII for the pre-filter
+        text = text.replace("骁龙", " Snapdragon ")
     # text.lower() without anything but a-z and 0-9 (bytes.translate: fast on a big log)
     squashed = text.lower().encode("ascii", "ignore").translate(None, _NOT_ALNUM)
     literals = Literals(fold(text))
@@ -104,11 +107,45 @@ def mentioned_soc(text: str, socs: Sequence[Soc]) -> tuple[Soc, str] | None:
             ):
                 best = (1000 + len(token), soc, name)
         for name in soc.marketing_names:
-            words = re.escape(name).replace(r"\ ", r"[\s\-]*")
-            regex = re.compile(rf"(?<![\w]){words}(?![\w+])", re.IGNORECASE)
-            if search(regex, text, literals) and (best is None or best[0] < len(name)):
+            if _model_token(name) not in squashed:  # every spelling has these letters and digits
+                continue
+            if search(_spoken(name), text, literals) and (best is None or best[0] < len(name)):
                 best = (len(name), soc, name)
     return None if best is None else (best[1], best[2])
+
+
+# "8 Gen 3", "8+ Gen 1", "8s Gen 3", "8cx Gen 3": a model line specific enough
+# to name the chip without the brand ("on 8gen2 it works", "小米14 骁龙8Gen3").
+_GENERATION = re.compile(r"\d+(?:\+|s|cx)?\s+Gen\s+\d+", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=256)
+def _model_token(name: str) -> bytes:
+    """The letters and digits of a marketing name without its brand ("8gen1"
+    for "Snapdragon 8+ Gen 1"): what any spelling of it leaves in a squashed text."""
+    brand, _, model = name.partition(" ")
+    return re.sub(
+        r"[^a-z0-9]", "", (model if brand.lower() == "snapdragon" else name).lower()
+    ).encode()
+
+
+@functools.lru_cache(maxsize=256)
+def _spoken(name: str) -> re.Pattern[str]:
+    """How people write a marketing name in a report: spaces optional
+    ("8gen3"), the brand left out where the model line alone is specific,
+    "8 Gen 1+" for "8+ Gen 1"; next to CJK text, whose characters are word
+    characters to ``\\w`` (the brand in Chinese is replaced before)."""
+    brand, _, model = name.partition(" ")
+    if brand.lower() != "snapdragon":
+        brand, model = "", name
+    spellings = [model]
+    if plus := re.fullmatch(r"(\d+)\+ (Gen \d+)", model):
+        spellings.append(f"{plus.group(1)} {plus.group(2)}+")
+    words = "|".join(re.escape(m).replace(r"\ ", r"[\s\-]*") for m in spellings)
+    prefix = r"snapdragon[\s\-]*" if brand else ""
+    if brand and _GENERATION.fullmatch(model):
+        prefix = f"(?:{prefix})?"
+    return re.compile(rf"(?<![A-Za-z0-9_]){prefix}(?:{words})(?![A-Za-z0-9_+])", re.IGNORECASE)
 
 
 def identify(facts: Facts, matrix: Matrix) -> SocMatch | None:

@@ -642,6 +642,31 @@ def test_qnn_versions_and_soc_from_log_headers() -> None:
     assert facts.value("soc") is not None and "8 Gen 3" in facts.value("soc")
 
 
+@pytest.mark.parametrize(
+    ("text", "soc", "arch"),
+    [
+        ("在8gen1+的平台上, 创建session的时候", "Snapdragon 8+ Gen 1", "v69"),
+        ("测试机器为小米14\uff08骁龙8Gen3\uff09", "Snapdragon 8 Gen 3", "v75"),
+        ("works on 8gen2 but not here", "Snapdragon 8 Gen 2", "v73"),
+        ("a Snapdragon 8 Gen 1+ phone", "Snapdragon 8+ Gen 1", "v69"),
+        ("骁龙888", "Snapdragon 888", "v68"),
+        ("Surface Pro 9 5G, 8cx gen 3", "Snapdragon 8cx Gen 3", "v68"),
+        ("Snapdragon 8 Elite Gen 5", "Snapdragon 8 Elite Gen 5", "v81"),
+        # Not a chip: a bare number, a bus generation, a longer number, no brand.
+        ("888 errors", None, None),
+        ("PCIe 4 Gen 3 slot", None, None),
+        ("18 gen 3", None, None),
+        ("8 Elite phone", None, None),
+    ],
+)
+def test_soc_names_as_reporters_write_them(text: str, soc: str | None, arch: str | None) -> None:
+    """Spaces left out, the brand in Chinese (骁龙) or left out where the model
+    line alone is specific ("8gen2"), "8 Gen 1+" for "8+ Gen 1", and CJK text
+    right beside the name."""
+    facts = textfacts.from_text(text, SOCS)
+    assert (facts.value("soc"), facts.value("htp_arch")) == (soc, arch)
+
+
 def test_htp_arch_and_fp16_from_the_files_the_reporter_deployed() -> None:
     # The skel / stub a reporter pushes names the HTP arch they target, and an
     # fp16 export is usually named so: both decide the fp16-on-old-HTP cause.
