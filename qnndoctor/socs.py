@@ -45,10 +45,11 @@ def find_socs(text: str, socs: Sequence[Soc]) -> tuple[Soc, ...]:
     wanted = normalize(text)
     if not wanted:
         return ()
+    spellings = {wanted, re.sub(r"^(\d+)gen(\d+)\+$", r"\1+gen\2", wanted)}  # "8 Gen 1+"
     found = []
     for soc in socs:
         names = (soc.part, *soc.aliases, *soc.marketing_names, *soc.windows_patterns)
-        if wanted in {normalize(n) for n in names if n}:
+        if spellings & {normalize(n) for n in names if n}:
             found.append(soc)
     if not found:
         # A Windows processor name with a SKU inside ("Snapdragon(R) X Elite - X1E78100 - Qualcomm(R) Oryon(TM) CPU").

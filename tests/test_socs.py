@@ -71,6 +71,8 @@ def test_no_name_points_at_two_hexagon_versions() -> None:
         ("Snapdragon 8 Elite", "SM8750", 79),
         ("Snapdragon 8 Elite Gen 5", "SM8850", 81),
         ("Snapdragon 8+ Gen 1", "SM8475", 69),
+        ("8 Gen 1+", "SM8475", 69),  # as reporters write it
+        ("8gen3", "SM8650", 75),
         ("Snapdragon 8 Gen 1", "SM8450", 69),
         ("Snapdragon 865", "SM8250", 66),
         ("SDM865", "SM8250", 66),
