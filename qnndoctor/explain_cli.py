@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any, TextIO
 
-from . import EXPLAIN_SCHEMA_VERSION, __version__, exitcodes
+from . import EXPLAIN_SCHEMA_VERSION, __version__, exitcodes, shell
 from .diagnosis import CatalogueError, DiagnosisFacts, diagnose, from_report_facts
 from .diagnosis import load as load_catalogue
 from .diagnosis.engine import WEAK_SCORE
@@ -157,12 +158,47 @@ def render_text(document: dict[str, Any], out: TextIO) -> None:
         out.write(f"Ignored {len(harmless)} harmless line(s): {', '.join(kinds)}\n")
 
 
+def qnndoctor_document(text: str, source: str) -> str | None:
+    """Why ``text`` is not a log but one of qnndoctor's own JSON documents
+    (a ``check`` report or ``report -o`` ticket, or ``explain --json``
+    output), with the command that reads it; None for anything else. Read as
+    a log, a report's facts and finding titles would only raise guesses."""
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        document = json.loads(text)
+    except ValueError:
+        return None
+    tool = document.get("tool") if isinstance(document, dict) else None
+    if not isinstance(tool, dict) or tool.get("name") != "qnndoctor":
+        return None
+    path = shell.quote(source, os.name == "nt") if source != "-" else "FILE"
+    if "candidates" in document:
+        return f"{source} is already the output of `qnndoctor explain --json`, not a log"
+    return (
+        f"{source} is a qnndoctor report, not a log: re-diagnose it with "
+        f"`qnndoctor check --from-report {path}`, or explain a failure log with that "
+        f"machine's facts: `qnndoctor explain --log LOG --from-report {path}`"
+    )
+
+
 def run_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         text = _read_input(args.log)
     except OSError as exc:
         err.write(f"qnndoctor: cannot read {args.log}: {exc.strerror or exc}\n")
         return exitcodes.COULD_NOT_CHECK
+    if (mistaken := qnndoctor_document(text, args.log)) is not None:
+        err.write(f"qnndoctor: error: {mistaken}\n")
+        if args.json:
+            error = {"kind": "bad-input", "message": mistaken}
+            refused: dict[str, Any] = {"schema_version": EXPLAIN_SCHEMA_VERSION, "error": error}
+            if not args.no_redact:
+                from .redact import redact_document
+
+                refused = redact_document(refused)
+            out.write(json.dumps(refused, indent=2) + "\n")
+        return exitcodes.USAGE
     try:
         load_catalogue()
         socs = load_socs()

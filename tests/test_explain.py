@@ -153,3 +153,28 @@ def test_a_healthy_verbose_session_log_raises_no_cause(
     assert result.candidates == (), result.ids()
     assert len(result.verdict.harmless) > 100
     assert json.dumps(result.to_json())  # serialisable
+
+
+def test_a_qnndoctor_report_given_as_the_log_is_refused_with_the_command_that_reads_it(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """A support engineer's ticket is not a log: read as one, its facts and
+    finding titles only raise guesses. explain says so and names the commands."""
+    ticket = tmp_path / "ticket.json"
+    assert cli("report", "-o", str(ticket), "--no-smoke", "--python", sys.executable).code in (0, 1)
+    result = cli("explain", "--log", str(ticket))
+    assert result.code == 2 and result.out == ""
+    assert f"qnndoctor check --from-report {ticket}" in result.err
+    assert f"qnndoctor explain --log LOG --from-report {ticket}" in result.err
+    as_json = cli("explain", "--log", str(ticket), "--json")
+    assert as_json.code == 2 and as_json.json()["error"]["kind"] == "bad-input"
+    # explain's own output, and JSON that is not qnndoctor's, are told apart.
+    log = tmp_path / "log.txt"
+    log.write_text("Failed to finalize QNN graph. Error code: 1002\n", encoding="utf-8")
+    own = tmp_path / "explained.json"
+    own.write_text(cli("explain", "--log", str(log), "--json").out, encoding="utf-8")
+    again = cli("explain", "--log", str(own))
+    assert again.code == 2 and "already the output of `qnndoctor explain --json`" in again.err
+    other = tmp_path / "other.json"
+    other.write_text('{"error": "Failed to finalize QNN graph. Error code: 1002"}', encoding="utf-8")
+    assert cli("explain", "--log", str(other)).code == 0  # a JSON log is still a log
