@@ -39,7 +39,9 @@ def _read_input(source: str) -> str:
 
         with open_input(source) as handle:
             data = handle.read(MAX_INPUT)
-    return data.decode("utf-8", errors="replace")
+    from .decoding import decode  # a log saved by Windows PowerShell 5.1 is UTF-16
+
+    return decode(data, errors="replace")
 
 
 def _measured_facts(

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .decoding import decode
+
 # Reports nest about 10 levels, the release matrix about 8.
 MAX_DEPTH = 64
 # json.loads makes exactly these types for objects and arrays.
@@ -46,10 +48,12 @@ def loads(text: str | bytes, what: str) -> Any:
     """Parse ``text`` (``what`` names it in messages)."""
     try:
         if isinstance(text, bytes):
-            text = text.decode("utf-8")
+            text = decode(text)  # UTF-8, or what a BOM says (a ticket saved by PowerShell)
         value = json.loads(text)
     except UnicodeDecodeError as exc:
-        raise BadJSON(f"{what} is not UTF-8 text: {exc.reason} at byte {exc.start}") from exc
+        raise BadJSON(
+            f"{what} is not {exc.encoding.upper()} text: {exc.reason} at byte {exc.start}"
+        ) from exc
     except RecursionError as exc:
         raise BadJSON(f"{what} is nested too deeply to be read") from exc
     except json.JSONDecodeError as exc:
