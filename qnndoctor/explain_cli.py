@@ -20,6 +20,7 @@ from .diagnosis import CatalogueError, DiagnosisFacts, diagnose, from_report_fac
 from .diagnosis import load as load_catalogue
 from .diagnosis.engine import WEAK_SCORE
 from .matrixdata import MatrixError, Soc, load_socs
+from .render.json_out import for_stream
 
 MAX_INPUT = 16 * 1024 * 1024
 RUNNERS_UP = 2
@@ -199,7 +200,7 @@ def run_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 from .redact import redact_document
 
                 refused = redact_document(refused)
-            out.write(json.dumps(refused, indent=2) + "\n")
+            out.write(for_stream(refused, out) + "\n")
         return exitcodes.USAGE
     try:
         load_catalogue()
@@ -220,7 +221,7 @@ def run_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     from .redact import redact_document
 
                     failed = redact_document(failed)
-                out.write(json.dumps(failed, indent=2) + "\n")
+                out.write(for_stream(failed, out) + "\n")
             return exitcodes.USAGE
         if warning:
             err.write(f"qnndoctor: warning: {warning}\n")
@@ -230,7 +231,7 @@ def run_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             from .redact import redact_document
 
             document = redact_document(document)
-        out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        out.write(for_stream(document, out) + "\n")
     else:
         render_text(document, out)
     return exitcodes.OK if document["candidates"] else exitcodes.FINDINGS

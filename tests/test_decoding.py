@@ -1,10 +1,15 @@
-"""Tickets and logs saved on Windows: Windows PowerShell 5.1 writes UTF-16
+"""Text across Windows' encodings. In: Windows PowerShell 5.1 writes UTF-16
 with a BOM for ``>`` (so the README's ``qnndoctor check --json > ticket.json``
-does), Notepad writes UTF-8 with a BOM. Both are read as what they are."""
+does), Notepad writes UTF-8 with a BOM; both are read as what they are. Out:
+JSON written to a stream in a code page (redirected output on Windows) is
+ASCII with escapes, so no character of a path is lost on the way."""
 
 from __future__ import annotations
 
 import codecs
+import json
+import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -72,3 +77,35 @@ def test_text_that_is_not_utf16_stays_utf8_and_bad_bytes_stay_an_error(tmp_path:
     with pytest.raises(UnicodeDecodeError):
         decode(b'{"x": "\xff"}')
     assert decode(b'{"x": "\xff"}', errors="replace") == '{"x": "\ufffd"}'
+
+
+def test_json_on_a_code_page_stream_is_ascii_and_loses_nothing(tmp_path: Path) -> None:
+    log = tmp_path / "log.txt"
+    path = "C:\\Users\\Jürgen 李\\model.onnx"
+    log.write_text(f"Failed to load model {path}\n{LOG}", encoding="utf-8")
+    argv = [
+        sys.executable,
+        "-m",
+        "qnndoctor",
+        "explain",
+        "--log",
+        str(log),
+        "--json",
+        "--no-redact",
+    ]
+    outputs = {}
+    for encoding in ("cp1252", "utf-8"):
+        done = subprocess.run(
+            argv,
+            env={**os.environ, "PYTHONIOENCODING": encoding},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        outputs[encoding] = done.stdout
+    outputs["cp1252"].decode("ascii")  # nothing a code page could change
+    assert "李".encode() in outputs["utf-8"]  # a UTF-8 stream gets the characters
+    document = json.loads(outputs["cp1252"])
+    assert document == json.loads(outputs["utf-8"])
+    assert "Jürgen 李" in json.dumps(document, ensure_ascii=False)  # as written in the log

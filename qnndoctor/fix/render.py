@@ -3,10 +3,10 @@ every document people attach to tickets)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any, TextIO
 
 from .. import FIX_SCHEMA_VERSION, __version__
+from ..render.json_out import for_stream
 
 
 def json_document(result: dict[str, Any], out: TextIO) -> None:
@@ -19,7 +19,7 @@ def json_document(result: dict[str, Any], out: TextIO) -> None:
             **result,
         }
     )
-    out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    out.write(for_stream(document, out) + "\n")
 
 
 def text(result: dict[str, Any], out: TextIO) -> None:

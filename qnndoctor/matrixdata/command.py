@@ -4,7 +4,6 @@ rendered text or JSON out (the download itself is ``update.py``)."""
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any, TextIO
 
 from .. import (
@@ -15,11 +14,12 @@ from .. import (
     matrixdata,
 )
 from ..redact import redact_document
+from ..render.json_out import for_stream
 from .update import UpdateError, update_from
 
 
 def _dump(document: dict[str, Any], out: TextIO) -> None:
-    out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    out.write(for_stream(document, out) + "\n")
 
 
 def _matrix(args: argparse.Namespace, err: TextIO) -> matrixdata.Matrix | None:

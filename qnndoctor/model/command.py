@@ -9,10 +9,10 @@ then the probes in the target (versions, chip, paths), then, unless
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import exitcodes
+from ..render.json_out import for_stream
 
 if TYPE_CHECKING:
     from ..runner import Runner
@@ -52,7 +52,7 @@ def _emit(doc: dict[str, Any], args: argparse.Namespace, out: TextIO) -> None:
             doc = redact_document(doc)
         else:
             doc["redacted"] = False
-        out.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        out.write(for_stream(doc, out) + "\n")
     else:
         from .render import render_text
 
