@@ -145,6 +145,27 @@ def _python_version_of(target: Target, runner: Runner) -> str | None:
 
 
 _NOT_PYTHON = " (it does not run `-c 'import sys'` either: is it a Python interpreter?)"
+# What Windows' app execution alias prints (exit code 9009) when no Store
+# Python is installed behind `python.exe` in ...\Microsoft\WindowsApps.
+_STORE_ALIAS = "Python was not found; run without arguments to install from the Microsoft Store"
+
+
+def _store_alias(target: Target, completed: Completed) -> str | None:
+    """The reason, when the target is Windows' Microsoft Store alias and no
+    Python is installed behind it (sources: docs.python.org/3/using/windows.html
+    "Troubleshooting"; python/cpython#99097)."""
+    said = completed.stdout.decode("utf-8", "replace") + completed.stderr_text()
+    if _STORE_ALIAS not in said:
+        return None
+    return (
+        f"{target.python} is Windows' app execution alias for the Microsoft Store, and no "
+        "Python is installed behind it ('Python was not found; run without arguments to "
+        "install from the Microsoft Store'). Install a native ARM64 CPython (the python.org "
+        "'Windows installer (ARM64)', or `winget install --exact --id Python.Python.3.12 "
+        "--architecture arm64`), then check it: `qnndoctor check --python` with its path. "
+        "To keep `python` from opening the Store, turn the python.exe and python3.exe aliases "
+        "off in Settings > Apps > Advanced app settings > App execution aliases."
+    )
 
 
 def _why_probing_failed(target: Target, runner: Runner) -> tuple[str | None, str]:
@@ -194,6 +215,8 @@ def run_probes(
                 f"the probe program did not finish within {timeout:g} s and was killed", completed
             ) from None
         if completed.exit_code != 0:
+            if (alias := _store_alias(target, completed)) is not None:
+                raise CouldNotCheck(alias, completed) from None
             why, hint = _why_probing_failed(target, runner)
             if why is not None:
                 raise CouldNotCheck(why, completed) from None

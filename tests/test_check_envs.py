@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CliResult, validate_report
+from helpers.fake_python import write_fake_python
 from helpers.pe_builder import MACHINE_AMD64, MACHINE_ARM64, build_pe
 from helpers.wheels import build_wheel, make_venv, pip_install, site_packages
 
@@ -304,6 +305,26 @@ def test_a_program_that_is_no_python_is_named_so(cli: Cli) -> None:
     assert result.code == 3
     assert f"{program} exited with code" in result.out
     assert "is it a Python interpreter?" in result.out
+
+
+def test_the_microsoft_store_alias_without_a_python_behind_it_is_named_so(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """On a fresh Windows, `python` on PATH is the Store's app execution alias:
+    it prints this line and exits 9009 (here 9009 % 256: a POSIX exit code)."""
+    alias = write_fake_python(
+        tmp_path,
+        "import sys\n"
+        "sys.stderr.write('Python was not found; run without arguments to install from the "
+        "Microsoft Store, or disable this shortcut from Settings > Apps > Advanced app "
+        "settings > App execution aliases.\\r\\n')\n"
+        "sys.exit(9009 % 256)",
+    )
+    result = cli("check", "--python", str(alias), "--no-smoke", "--quiet")
+    assert result.code == 3 and result.out.count("\n") == 1
+    assert "app execution alias for the Microsoft Store" in result.out
+    assert "Python.Python.3.12 --architecture arm64" in result.out
+    assert "is it a Python interpreter?" not in result.out
 
 
 def test_auto_picks_the_active_virtualenv(
