@@ -6,7 +6,10 @@ reinstall (or install) an onnxruntime-qnn other than the one the
 recommendation installs, nor install the companion onnxruntime on its own
 while the recommendation installs a release (which brings, or pins, its
 companion): such a fix takes the recommendation's commands. And every command is typed
-the same in PowerShell and cmd (``shell_neutral``).
+the same in PowerShell and cmd (``shell_neutral``), and works with the target's
+pip as it is (``PipTarget``): a venv without pip first gets its bundled one
+(``-m ensurepip``); a system Python that pip refuses to change (PEP 668) gets
+the recommendation's new venv instead.
 """
 
 from __future__ import annotations

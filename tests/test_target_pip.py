@@ -214,3 +214,21 @@ def test_a_findings_fix_on_windows_gets_ensurepip_inside_its_pushd() -> None:
     # The same target with pip: the fix as the rule wrote it (typed for both shells).
     (plain,) = align_fixes((finding,), None, PipTarget(exe, True, pip="present"))
     assert plain.fix is not None and r".\python.exe -m ensurepip" not in plain.fix.commands
+
+
+def test_a_system_pythons_pip_fix_without_a_recommendation_says_where_to_run_it() -> None:
+    from qnndoctor.consistency import PipTarget, align_fixes
+    from qnndoctor.findings import Finding, Fix, Severity
+
+    exe = "/usr/bin/python3"
+    commands = (shell.pip_command(exe, False, "install", "--force-reinstall", "onnxruntime"),)
+    finding = Finding("files-missing", Severity.ERROR, "t", "e", (), Fix("Reinstall:", commands))
+    system = PipTarget(exe, False, pip="present", system_managed=True)
+    (kept,) = align_fixes((finding,), {"status": "ok", "version": "2.7.0", "commands": []}, system)
+    assert kept.fix is not None and kept.fix.commands == commands
+    assert "PEP 668" in kept.fix.text and "-m venv .venv-npu" in kept.fix.text
+    venv = ("/usr/bin/python3 -m venv .venv-npu", ".venv-npu/bin/python -m pip install x")
+    (moved,) = align_fixes(
+        (finding,), {"status": "ok", "version": "2.7.0", "commands": venv}, system
+    )
+    assert moved.fix is not None and moved.fix.commands == venv
