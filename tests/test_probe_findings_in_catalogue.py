@@ -46,10 +46,21 @@ RECOGNISED_BY = {
         "arm64ec-pyd-under-x64-emulation-0xc000026f",
     ),
     "wrong-arch-interpreter": ("win32-error-193-wrong-architecture",),
-    "qnn-libs-wrong-arch": ("x64-wheel-qnn-load-library-failed", "win32-error-193-wrong-architecture"),
+    "qnn-libs-wrong-arch": (
+        "x64-wheel-qnn-load-library-failed",
+        "win32-error-193-wrong-architecture",
+    ),
     "qnn-htp-backend-missing": ("backend-path-load-library-failed",),
     "qnn-library-corrupt": ("truncated-qnn-library-sigbus",),
     "qnn-stub-missing-for-htp-arch": ("htp-stub-library-missing-for-arch",),
+}
+
+# Information findings whose situation also has a runtime message of its own
+# (the command the user ran next fails with it): held to the same test.
+INFO_RECOGNISED_BY = {
+    "pip-absent": ("pip-missing-in-venv",),
+    "pip-unobtainable": ("pip-missing-in-venv",),
+    "system-managed-python": ("pip-externally-managed-environment",),
 }
 
 # Findings with no runtime message of their own, and why (an honest gap list:
@@ -91,7 +102,12 @@ def test_every_failure_finding_is_mapped_or_has_its_reason() -> None:
     assert not set(RECOGNISED_BY) & set(NO_MESSAGE_OF_ITS_OWN)
 
 
-@pytest.mark.parametrize("finding", sorted(RECOGNISED_BY))
+def test_the_information_findings_mapped_are_raised_by_a_rule() -> None:
+    info = {k.id for k in all_finding_kinds() if k.severity < Severity.WARNING}
+    assert set(INFO_RECOGNISED_BY) <= info
+
+
+@pytest.mark.parametrize("finding", sorted({**RECOGNISED_BY, **INFO_RECOGNISED_BY}))
 def test_a_findings_entries_are_named_by_their_real_texts_alone(finding: str) -> None:
     """From a real symptom text alone, with no fact from a probe or a ticket:
     each entry is among the first three candidates for one of its texts, and
@@ -102,9 +118,10 @@ def test_a_findings_entries_are_named_by_their_real_texts_alone(finding: str) ->
     signatures = {s.id: s for s in load().signatures}
     socs = load_socs()
     firsts: list[str] = []
-    for entry in RECOGNISED_BY[finding]:
+    mapped = {**RECOGNISED_BY, **INFO_RECOGNISED_BY}[finding]
+    for entry in mapped:
         assert entry in signatures, f"{finding}: no catalogue entry {entry}"
         ranked = [diagnose(text, socs=socs).ids() for text in signatures[entry].examples]
         assert any(entry in ids[:3] for ids in ranked), (finding, entry, ranked)
         firsts.extend(ids[0] for ids in ranked if ids)
-    assert set(firsts) & set(RECOGNISED_BY[finding]), (finding, firsts)
+    assert set(firsts) & set(mapped), (finding, firsts)
