@@ -60,22 +60,18 @@ def install_commands(profile: Profile, verdict: Verdict) -> tuple[str, ...]:
     return pip_commands(profile, calls)
 
 
-# Where a system Python's install goes instead (PEP 668), beside the user's work.
-NEW_VENV = ".venv-npu"
-
-
 def in_new_venv(profile: Profile, verdict: Verdict) -> tuple[str, ...]:
     """For a Python that pip refuses to change (PEP 668, the system's): a new
     venv made by it, in the current folder, and the release installed there
     by the venv's own pip (nothing of the system's to uninstall)."""
-    windows = profile.windows
-    inside = f"{NEW_VENV}\\Scripts\\python.exe" if windows else f"{NEW_VENV}/bin/python"
     install = [f"onnxruntime-qnn=={verdict.version}"]
     if verdict.companion_pin:
         install.append(verdict.companion_pin)
     return (
-        f"{shell.quote(profile.python_exe, windows)} -m venv {NEW_VENV}",
-        shell.pip_command(inside, windows, "install", *install),
+        shell.new_venv_command(profile.python_exe, profile.windows),
+        shell.pip_command(
+            shell.new_venv_python(profile.windows), profile.windows, "install", *install
+        ),
     )
 
 

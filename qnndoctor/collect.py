@@ -154,7 +154,7 @@ def _store_alias(target: Target, completed: Completed) -> str | None:
     """The reason, when the target is Windows' Microsoft Store alias and no
     Python is installed behind it (sources: docs.python.org/3/using/windows.html
     "Troubleshooting"; python/cpython#99097)."""
-    said = completed.stdout.decode("utf-8", "replace") + completed.stderr_text()
+    said = completed.stdout_text() + completed.stderr_text()
     if _STORE_ALIAS not in said:
         return None
     return (

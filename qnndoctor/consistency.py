@@ -21,7 +21,7 @@ from typing import Any
 
 from .facts import Facts, externally_managed, target_pip
 from .findings import Finding, Fix
-from .shell import quote, with_pip_bootstrap
+from .shell import new_venv_command, quote, with_pip_bootstrap
 
 _SYSTEM_MANAGED = (
     "This Python is the system's (PEP 668): pip refuses to change it, so set up "
@@ -29,7 +29,7 @@ _SYSTEM_MANAGED = (
 )
 _SYSTEM_MANAGED_NO_VENV = (
     "This Python is the system's (PEP 668): pip refuses to change it; run these pip "
-    "commands in a virtual environment made with it (`python3 -m venv .venv-npu`)."
+    "commands in a virtual environment made with it (`{make_venv}`)."
 )
 
 # "onnxruntime-qnn" or plain "onnxruntime" as a pip argument, maybe quoted,
@@ -117,6 +117,23 @@ class PipTarget:
         program = f"{quote(self.python, self.windows)} -m pip "
         return any(c.startswith(program) for c in commands)
 
+    def fitted(self, fix: Fix, instead: tuple[str, ...] = ()) -> Fix:
+        """``fix`` as it works with this target's pip, typed for both Windows
+        shells: a system Python's pip commands give way to ``instead`` (the
+        recommendation's new venv) or say where to run them; a venv without
+        pip gets its bundled one first."""
+        found = fix.commands
+        if self.system_managed and self.runs_pip(found):
+            if instead:
+                return Fix(f"{fix.text} {_SYSTEM_MANAGED}", instead)
+            where = _SYSTEM_MANAGED_NO_VENV.format(
+                make_venv=new_venv_command(self.python, self.windows)
+            )
+            return Fix(f"{fix.text} {where}", shell_neutral(found))
+        if self.pip == "absent":
+            found = with_pip_bootstrap(found, self.python, self.windows)
+        return replace(fix, commands=shell_neutral(found))
+
 
 def align_fixes(
     findings: Iterable[Finding],
@@ -131,19 +148,12 @@ def align_fixes(
     new venv."""
     rec = recommendation or {}
     commands = tuple(str(c) for c in rec.get("commands") or ())
-
-    def typed(fix: Fix) -> Fix:
-        found = fix.commands
-        if target is not None and target.system_managed and target.runs_pip(found):
-            if commands and rec.get("status") == "ok":
-                return Fix(f"{fix.text} {_SYSTEM_MANAGED}", commands)
-            return Fix(f"{fix.text} {_SYSTEM_MANAGED_NO_VENV}", shell_neutral(found))
-        if target is not None and target.pip == "absent":
-            found = with_pip_bootstrap(found, target.python, target.windows)
-        return replace(fix, commands=shell_neutral(found))
-
+    instead = commands if rec.get("status") == "ok" else ()
+    fitting = target or PipTarget("", windows=False)  # nothing known: shell typing only
     findings = tuple(
-        replace(f, fix=typed(f.fix)) if f.fix is not None and f.fix.commands else f
+        replace(f, fix=fitting.fitted(f.fix, instead))
+        if f.fix is not None and f.fix.commands
+        else f
         for f in findings
     )
     version = rec.get("version")

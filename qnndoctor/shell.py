@@ -36,3 +36,17 @@ def with_pip_bootstrap(commands: tuple[str, ...], python: str, windows: bool) ->
         if command.startswith(f"{program} -m pip "):
             return (*commands[:index], bootstrap, *commands[index:])
     return commands
+
+
+# Where a system Python's install goes instead (PEP 668), beside the user's work.
+NEW_VENV = ".venv-npu"
+
+
+def new_venv_command(python: str, windows: bool) -> str:
+    """Make the NEW_VENV folder with ``python`` (in the current folder)."""
+    return f"{quote(python, windows)} -m venv {NEW_VENV}"
+
+
+def new_venv_python(windows: bool) -> str:
+    """The interpreter of the NEW_VENV folder, as typed from the folder it is in."""
+    return f"{NEW_VENV}\\Scripts\\python.exe" if windows else f"{NEW_VENV}/bin/python"

@@ -120,14 +120,18 @@ def mentioned_soc(text: str, socs: Sequence[Soc]) -> tuple[Soc, str] | None:
 _GENERATION = re.compile(r"\d+(?:\+|s|cx)?\s+Gen\s+\d+", re.IGNORECASE)
 
 
+def _branded(name: str) -> tuple[bool, str]:
+    """Whether a marketing name carries the Snapdragon brand, and its model
+    line ("8+ Gen 1"; the whole name when it has no brand)."""
+    brand, _, model = name.partition(" ")
+    return (True, model) if brand.lower() == "snapdragon" else (False, name)
+
+
 @functools.lru_cache(maxsize=256)
 def _model_token(name: str) -> bytes:
     """The letters and digits of a marketing name without its brand ("8gen1"
     for "Snapdragon 8+ Gen 1"): what any spelling of it leaves in a squashed text."""
-    brand, _, model = name.partition(" ")
-    return re.sub(
-        r"[^a-z0-9]", "", (model if brand.lower() == "snapdragon" else name).lower()
-    ).encode()
+    return re.sub(r"[^a-z0-9]", "", _branded(name)[1].lower()).encode()
 
 
 @functools.lru_cache(maxsize=256)
@@ -136,9 +140,7 @@ def _spoken(name: str) -> re.Pattern[str]:
     ("8gen3"), the brand left out where the model line alone is specific,
     "8 Gen 1+" for "8+ Gen 1"; next to CJK text, whose characters are word
     characters to ``\\w`` (the brand in Chinese is replaced before)."""
-    brand, _, model = name.partition(" ")
-    if brand.lower() != "snapdragon":
-        brand, model = "", name
+    brand, model = _branded(name)
     spellings = [model]
     if plus := re.fullmatch(r"(\d+)\+ (Gen \d+)", model):
         spellings.append(f"{plus.group(1)} {plus.group(2)}+")

@@ -95,6 +95,19 @@ def test_piped_text_is_not_wrapped_and_has_no_colour(long_path_venv: Path) -> No
     assert "\x1b[1;31m" not in no_colour.stdout and "31m" not in no_colour.stdout
 
 
+def _with_the_reader_gone(argv: list[str], cwd: Path) -> tuple[int, bytes]:
+    """Run ``argv`` with its stdout closed by the reader before the first line
+    is written (``| head`` that has read enough): its exit code and stderr."""
+    child = subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()
+    err = child.stderr.read()
+    child.stderr.close()
+    return child.wait(timeout=120), err
+
+
 @pytest.mark.parametrize(
     "command",
     [
@@ -122,14 +135,8 @@ def test_a_closed_pipe_ends_quietly_everywhere(tmp_path: Path, command: list[str
     )
     files = {"MODEL": str(MODEL), "LOG": str(log)}
     argv = [sys.executable, "-m", "qnndoctor", *[files.get(a, a) for a in command]]
-    child = subprocess.Popen(
-        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path
-    )
-    assert child.stdout is not None and child.stderr is not None
-    child.stdout.close()  # the reader is gone before the first line is written
-    err = child.stderr.read()
-    child.stderr.close()
-    assert child.wait(timeout=120) in (0, 1), err
+    code, err = _with_the_reader_gone(argv, tmp_path)
+    assert code in (0, 1), err
     assert b"Traceback" not in err and b"BrokenPipe" not in err and b"Errno 32" not in err
 
 
@@ -144,14 +151,8 @@ def test_a_closed_pipe_keeps_the_checks_verdict_as_its_exit_code(
     argv += ["--no-smoke", "--format", text_format]
     whole = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, cwd=tmp_path)
     assert whole.returncode == 0, whole.stderr
-    child = subprocess.Popen(
-        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path
-    )
-    assert child.stdout is not None and child.stderr is not None
-    child.stdout.close()  # the reader is gone before the first line is written
-    err = child.stderr.read()
-    child.stderr.close()
-    assert child.wait(timeout=120) == whole.returncode, err
+    code, err = _with_the_reader_gone(argv, tmp_path)
+    assert code == whole.returncode, err
     assert b"Traceback" not in err
 
 

@@ -176,6 +176,13 @@ def test_a_system_python_gets_a_new_venv_that_really_works(
     ]
     missing = next(f for f in report["findings"] if f["id"] == "no-onnxruntime-qnn")
     assert missing["fix"]["commands"] == commands
+    # Debian/Ubuntu with python3-pip but not python3-venv: pip is there, ensurepip
+    # (which `-m venv` needs) is not, and the finding says what to install first.
+    managed = next(f for f in report["findings"] if f["id"] == "system-managed-python")
+    assert "python3-venv" not in managed["explanation"]
+    report["facts"]["installs"]["values"]["pip_tools"]["ensurepip"] = {"found": False}
+    debian = {f.id: f for f in evaluate(Facts.from_json(report["facts"]), load_or_empty()).findings}
+    assert "python3-venv" in debian["system-managed-python"].explanation
     # pip itself refuses the system's Python: the failure these commands avoid.
     refused = _run([str(python), "-m", "pip", "install", "--no-index", "nothing-at-all"])
     assert refused.returncode != 0 and "externally-managed-environment" in refused.stderr

@@ -20,7 +20,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from ..advice import NEW_VENV
+from ..shell import new_venv_command
 from .environment import TargetEnvironment
 
 # fix changes these distributions and nothing else.
@@ -146,7 +146,7 @@ def refusals(
         reasons.append(
             f"this interpreter is managed by the system (PEP 668: {environment.marker}); "
             "pip refuses to change it, and so does qnndoctor. Create a virtual environment "
-            f"(`{environment.python} -m venv {NEW_VENV}`, as `qnndoctor check` recommends) and "
+            f"(`{new_venv_command(environment.python, False)}`, as `qnndoctor check` recommends) and "
             "fix that one, or pass "
             "--break-system-packages if you really mean to change the system's Python"
         )

@@ -15,6 +15,7 @@ from .. import exitcodes
 from ..render.json_out import for_stream
 
 if TYPE_CHECKING:
+    from ..consistency import PipTarget
     from ..runner import Runner
     from .findings import ModelFinding
 
@@ -99,10 +100,10 @@ def run_model(
     notes: list[str] = []
     runtime = None
     target = None
-    pip_absent = False
+    pip_target = None
     from .. import matrixdata
     from ..collect import CouldNotCheck, run_probes
-    from ..facts import target_pip
+    from ..consistency import PipTarget
     from ..target import TargetError, resolve
     from .runtime import target_runtime
 
@@ -112,7 +113,7 @@ def run_model(
         log(f"target: {target.python} ({target.how_chosen})")
         probe_run = run_probes(target, runner=runner, model=str(model.path.resolve()))
         runtime = target_runtime(probe_run.facts, matrix)
-        pip_absent = target_pip(probe_run.facts) == "absent"
+        pip_target = PipTarget.of(probe_run.facts)
     except (TargetError, CouldNotCheck, OSError) as exc:
         err.write(f"qnndoctor: could not check the target: {exc}\n")
         notes.append(f"target not probed ({exc}): only the model's own checks ran")
@@ -161,8 +162,8 @@ def run_model(
     findings += context_found
     if placement is not None:
         findings += placement_findings(placement, context["compatible"] if context else None)
-    if target is not None and pip_absent:  # a venv without pip: its bundled pip first
-        findings = _pip_first(findings, target.python, bool(runtime and runtime.windows))
+    if target is not None and pip_target is not None:  # commands that work with its pip
+        findings = _fitted(findings, pip_target)
     doc = document(
         model=model.to_json(),
         target=target.to_json() if target else None,
@@ -180,17 +181,15 @@ def run_model(
     return exit_code(findings, Severity.parse(args.fail_on))
 
 
-def _pip_first(findings: list[ModelFinding], python: str, windows: bool) -> list[ModelFinding]:
-    """Each fix that runs the target's pip gets its ``-m ensurepip`` first."""
+def _fitted(findings: list[ModelFinding], target: PipTarget) -> list[ModelFinding]:
+    """Each fix as it works with the target's pip (consistency.PipTarget): a
+    venv without pip gets its bundled one first, a system Python a new venv."""
     from dataclasses import replace
-
-    from ..shell import with_pip_bootstrap
 
     done = []
     for item in findings:
         fix = item.finding.fix
         if fix is not None and fix.commands:
-            commands = with_pip_bootstrap(fix.commands, python, windows)
-            item = replace(item, finding=replace(item.finding, fix=replace(fix, commands=commands)))
+            item = replace(item, finding=replace(item.finding, fix=target.fitted(fix)))
         done.append(item)
     return done

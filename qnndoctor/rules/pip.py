@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import shell
-from ..advice import NEW_VENV
 from ..facts import Facts, externally_managed, target_pip
 from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
 from ..matrixdata import Matrix
@@ -108,11 +107,12 @@ def system_managed_python(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         return
     exe = str(facts.value("interpreter", "executable") or "python")
     windows = target_is_windows(facts)
-    make_venv = f"{shell.quote(exe, windows)} -m venv {NEW_VENV}"
-    inside = f"{NEW_VENV}\\Scripts\\python.exe" if windows else f"{NEW_VENV}/bin/python"
-    no_ensurepip = target_pip(facts) in ("absent", "unobtainable") and not (
-        (facts.value("installs", "pip_tools") or {}).get("ensurepip") or {}
-    ).get("found")
+    make_venv = shell.new_venv_command(exe, windows)
+    inside = shell.new_venv_python(windows)
+    # `-m venv` puts pip into the new venv with ensurepip, whether or not this
+    # Python has pip itself (Debian: python3-pip without python3-venv).
+    ensurepip = (facts.value("installs", "pip_tools") or {}).get("ensurepip") or {}
+    no_ensurepip = ensurepip.get("found") is False
     yield make(
         SYSTEM_MANAGED,
         f"This Python is managed by the system: its standard library folder holds {marker} "
@@ -121,7 +121,7 @@ def system_managed_python(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         f"into it. The commands in this report therefore make a virtual environment with this "
         f"Python (`{make_venv}`, in the current folder) and install onnxruntime-qnn there: run "
         f"your application with `{inside}`, and check it with `qnndoctor check --python "
-        f"{NEW_VENV}`. (pip's --break-system-packages would install into the system's Python "
+        f"{shell.NEW_VENV}`. (pip's --break-system-packages would install into the system's Python "
         "anyway, at the risk its name says.)"
         + (
             " This Python has no ensurepip, which `-m venv` needs to put pip into the new "
