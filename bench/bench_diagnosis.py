@@ -24,6 +24,8 @@ import json
 import subprocess
 import sys
 import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,20 +35,71 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "diagnosis_corpus"
 
 
-def _score(cases: list[dict[str, Any]], verbose: bool, name: str) -> tuple[int, int, int]:
-    from qnndoctor.diagnosis import diagnose
+@dataclass
+class Score:
+    """One part's result. The miss kinds and the confidence split are totals
+    only, so a held-out part can be broken down without showing a case."""
+
+    total: int = 0
+    top1: int = 0
+    top3: int = 0
+    misses: Counter[str] = field(default_factory=Counter)
+    right_by_confidence: Counter[str] = field(default_factory=Counter)
+    wrong_by_confidence: Counter[str] = field(default_factory=Counter)
+
+
+def _score(cases: list[dict[str, Any]], verbose: bool, name: str) -> Score:
+    from qnndoctor.diagnosis import diagnose, load
     from qnndoctor.matrixdata import load_socs
 
     socs = load_socs()
-    top1 = top3 = 0
+    catalogued = {entry.id for entry in load().signatures}
+    score = Score(total=len(cases))
     for case in cases:
         result = diagnose(case["text"], exit_code=case.get("exit_code"), socs=socs)
         ids = result.ids()
-        top1 += ids[:1] == [case["expected"]]
-        top3 += case["expected"] in ids[:3]
-        if verbose and ids[:1] != [case["expected"]]:
-            print(f"  {name} {case['id']}: expected {case['expected']}, got {ids[:3]}")
-    return top1, top3, len(cases)
+        expected = case["expected"]
+        right = ids[:1] == [expected]
+        score.top1 += right
+        score.top3 += expected in ids[:3]
+        if ids:
+            by = score.right_by_confidence if right else score.wrong_by_confidence
+            by[result.confidence(0)] += 1
+        if not right:
+            score.misses[_miss_kind(expected, ids, catalogued)] += 1
+        if verbose and not right:
+            print(f"  {name} {case['id']}: expected {expected}, got {ids[:3]}")
+    return score
+
+
+def _miss_kind(expected: str, ids: list[str], catalogued: set[str]) -> str:
+    if expected not in catalogued:
+        return "cause not catalogued"
+    if not ids:
+        return "nothing raised"
+    if expected in ids[:3]:
+        return "right one 2nd or 3rd"
+    return "another cause first"
+
+
+def _print_score(name: str, score: Score) -> None:
+    total = score.total
+    print(
+        f"{name:9} {total:3} cases   top-1 {score.top1:3} ({100 * score.top1 / total:5.1f} %)"
+        f"   top-3 {score.top3:3} ({100 * score.top3 / total:5.1f} %)"
+    )
+    if score.misses:
+        kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(score.misses.items()))
+        print(f"{'':9}   misses: {kinds}")
+    sure = ("high", "medium")
+    right = sum(score.right_by_confidence[c] for c in sure)
+    wrong = sum(score.wrong_by_confidence[c] for c in sure)
+    low_right = score.right_by_confidence["low"]
+    low_wrong = score.wrong_by_confidence["low"]
+    print(
+        f"{'':9}   first answers at high/medium: right {right} of {right + wrong};"
+        f" at low: right {low_right} of {low_right + low_wrong}"
+    )
 
 
 def _healthy_texts(wheels: Path, live: bool) -> dict[str, str]:
@@ -110,6 +163,7 @@ def main() -> int:
     # Misses are listed for development parts only: listing a held-out miss
     # would show its text's label to whoever tunes the patterns next.
     parts = sorted(CORPUS.glob("dev*.json")) + sorted(CORPUS.glob("heldout*.json"))
+    totals = {"development": Score(), "held-out": Score()}
     for path in parts:
         name = path.stem
         cases = json.loads(path.read_text("utf-8"))["cases"]
@@ -117,11 +171,18 @@ def main() -> int:
             print(f"{name:9} (empty)")
             continue
         verbose = args.verbose and name.startswith("dev")
-        top1, top3, total = _score(cases, verbose, name)
-        print(
-            f"{name:9} {total:3} cases   top-1 {top1:3} ({100 * top1 / total:5.1f} %)"
-            f"   top-3 {top3:3} ({100 * top3 / total:5.1f} %)"
-        )
+        score = _score(cases, verbose, name)
+        _print_score(name, score)
+        total = totals["held-out" if name.startswith("heldout") else "development"]
+        total.total += score.total
+        total.top1 += score.top1
+        total.top3 += score.top3
+        total.misses.update(score.misses)
+        total.right_by_confidence.update(score.right_by_confidence)
+        total.wrong_by_confidence.update(score.wrong_by_confidence)
+    for name, total in totals.items():
+        if total.total:
+            _print_score(f"all {name}", total)
     from qnndoctor.diagnosis import diagnose
 
     errors = 0
