@@ -157,7 +157,12 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     add_wheels_argument(parser)
     parser.add_argument("--no-live", action="store_true", help="skip the live healthy logs")
-    parser.add_argument("-v", "--verbose", action="store_true", help="list every miss of the development parts (never a held-out one)")
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="list every miss of the development parts (never a held-out one)",
+    )
     args = parser.parse_args()
     # Every development part (dev*.json) and every held-out part (heldout*.json).
     # Misses are listed for development parts only: listing a held-out miss
