@@ -57,7 +57,8 @@ def _shared_options(parser: argparse.ArgumentParser, target: Any) -> None:
         "--python",
         metavar="PATH|auto",
         help="interpreter (or environment folder) to probe; 'auto' picks the active "
-        "venv/conda env, else python on PATH",
+        "venv/conda env, else python on PATH, else the py launcher's default (Windows' "
+        "Store alias last)",
     )
     target.add_argument(
         "--from-report",

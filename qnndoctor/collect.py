@@ -162,7 +162,8 @@ def _store_alias(target: Target, completed: Completed) -> str | None:
         "Python is installed behind it ('Python was not found; run without arguments to "
         "install from the Microsoft Store'). Install a native ARM64 CPython (the python.org "
         "'Windows installer (ARM64)', or `winget install --exact --id Python.Python.3.12 "
-        "--architecture arm64`), then check it: `qnndoctor check --python` with its path. "
+        "--architecture arm64`), then check it: `qnndoctor check --python` with its path (if a "
+        "Python is installed already, `py -0p` lists where). "
         "To keep `python` from opening the Store, turn the python.exe and python3.exe aliases "
         "off in Settings > Apps > Advanced app settings > App execution aliases."
     )

@@ -365,7 +365,7 @@ def collect(
         return target, facts, saved, None
     from .target import resolve
 
-    target = resolve(options.python)
+    target = resolve(options.python, runner=runner)
     log(f"target: {target.python} ({target.how_chosen})")
     if options.smoke and options.owns_process:
         from .containment import become_subreaper
@@ -409,7 +409,7 @@ def recommend_here(
     from .report import recommendation_for
     from .target import resolve
 
-    target = resolve(python)
+    target = resolve(python, runner=runner)
     facts = run_probes(target, runner=runner, timeout=timeout).facts
     return target, recommendation_for(facts, matrix, allow_prerelease=allow_prerelease)
 
