@@ -33,6 +33,14 @@ WEAK_NOTE = (
     "No catalogued cause matched this text well: what follows is a lead to check, not an answer.\n"
 )
 
+# What to do when nothing matched: narrow it down on the affected machine.
+NEXT_STEPS = (
+    "Next, on the machine that failed:\n"
+    "  qnndoctor check                   runs a known-good model on the NPU and checks the install\n"
+    "  qnndoctor model YOUR_MODEL.onnx   if check passes: what of your model runs on the NPU\n"
+    "  qnndoctor report -o ticket.json   a redacted ticket to attach when you ask for help\n"
+)
+
 
 def _read_input(source: str) -> str:
     if source == "-":
@@ -116,6 +124,7 @@ def render_text(document: dict[str, Any], out: TextIO) -> None:
     facts = document["facts"]["used"]
     if not candidates:
         out.write("No known failure cause matches this text.\n")
+        out.write(NEXT_STEPS)
     else:
         guess = candidates[0].get("raised_by") == "resemblance"
         # (a tie of two strong matches is no weak match: the tie line says what decides)

@@ -113,6 +113,8 @@ def test_reads_stdin_and_reports_no_match(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     assert b"No known failure cause" in done.stdout
+    # ... and what to run next on the machine that failed, to narrow it down
+    assert b"qnndoctor check " in done.stdout and b"qnndoctor model YOUR_MODEL.onnx" in done.stdout
 
 
 def test_bad_inputs_are_clear_errors(cli: Cli, tmp_path: Path) -> None:
