@@ -411,10 +411,13 @@ def _write_output(args: argparse.Namespace, document: dict[str, Any]) -> str | N
 
 
 def main(argv: list[str] | None = None) -> int:
+    # A character the stream's code page lacks (Windows output redirected to
+    # a file) is written as its escape, never as '?': a path shown with '?'
+    # looks like the mis-encoded non-ASCII path qnndoctor diagnoses.
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
-            reconfigure(errors="replace")
+            reconfigure(errors="backslashreplace")
     argv = sys.argv[1:] if argv is None else argv
     try:
         # Only the named sub-command's parser (its own errors and help are

@@ -109,3 +109,22 @@ def test_json_on_a_code_page_stream_is_ascii_and_loses_nothing(tmp_path: Path) -
     document = json.loads(outputs["cp1252"])
     assert document == json.loads(outputs["utf-8"])
     assert "Jürgen 李" in json.dumps(document, ensure_ascii=False)  # as written in the log
+
+
+def test_text_on_a_code_page_stream_escapes_what_it_cannot_encode(tmp_path: Path) -> None:
+    """Text output redirected on Windows uses the code page: a character it
+    lacks is written as its escape, not as '?', which would look like the
+    mis-encoded path itself."""
+    log = tmp_path / "log.txt"
+    log.write_text(f"Failed to load model C:\\Users\\Jürgen 李\\model.onnx\n{LOG}", "utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "qnndoctor", "explain", "--log", str(log), "--no-redact"],
+        env={**os.environ, "PYTHONIOENCODING": "cp1252"},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    text = done.stdout.decode("cp1252")
+    assert "Jürgen \\u674e" in text  # 'ü' is in cp1252, '李' is not
+    assert "Jürgen ?" not in text
