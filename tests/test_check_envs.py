@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from conftest import CliResult, validate_report
-from helpers.fake_python import write_fake_python
 from helpers.pe_builder import MACHINE_AMD64, MACHINE_ARM64, build_pe
 from helpers.wheels import build_wheel, make_venv, pip_install, site_packages
 
@@ -307,26 +306,6 @@ def test_a_program_that_is_no_python_is_named_so(cli: Cli) -> None:
     assert "is it a Python interpreter?" in result.out
 
 
-def test_the_microsoft_store_alias_without_a_python_behind_it_is_named_so(
-    cli: Cli, tmp_path: Path
-) -> None:
-    """On a fresh Windows, `python` on PATH is the Store's app execution alias:
-    it prints this line and exits 9009 (here 9009 % 256: a POSIX exit code)."""
-    alias = write_fake_python(
-        tmp_path,
-        "import sys\n"
-        "sys.stderr.write('Python was not found; run without arguments to install from the "
-        "Microsoft Store, or disable this shortcut from Settings > Apps > Advanced app "
-        "settings > App execution aliases.\\r\\n')\n"
-        "sys.exit(9009 % 256)",
-    )
-    result = cli("check", "--python", str(alias), "--no-smoke", "--quiet")
-    assert result.code == 3 and result.out.count("\n") == 1
-    assert "app execution alias for the Microsoft Store" in result.out
-    assert "Python.Python.3.12 --architecture arm64" in result.out
-    assert "is it a Python interpreter?" not in result.out
-
-
 def test_auto_picks_the_active_virtualenv(
     cli: Cli, healthy_venv: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -335,93 +314,6 @@ def test_auto_picks_the_active_virtualenv(
     report = cli("check", "--python", "auto", "--json", "--no-redact").json()
     assert report["target"]["python"] == str(healthy_venv)
     assert "VIRTUAL_ENV" in report["target"]["how_chosen"]
-
-
-STORE_STUB = (
-    "import sys\n"
-    "sys.stderr.write('Python was not found; run without arguments to install from the "
-    "Microsoft Store, or disable this shortcut from Settings > Apps > Advanced app "
-    "settings > App execution aliases.\\r\\n')\n"
-    "sys.exit(9009 % 256)"
-)
-
-
-def _alias_folder(root: Path) -> Path:
-    """A stand-in for %LOCALAPPDATA%\\Microsoft\\WindowsApps holding the Store stub."""
-    folder = root / "Microsoft" / "WindowsApps"
-    folder.mkdir(parents=True)
-    write_fake_python(folder, STORE_STUB)
-    return folder
-
-
-def _py_launcher(folder: Path, default: Path) -> None:
-    """A py launcher whose default interpreter is ``default``: it runs the
-    command it is given with that interpreter, as the real one does."""
-    folder.mkdir(parents=True, exist_ok=True)
-    launcher = folder / "py"
-    launcher.write_text(f'#!/bin/sh\nexec "{default}" "$@"\n', encoding="utf-8")
-    launcher.chmod(0o755)
-
-
-def _without_active_env(monkeypatch: pytest.MonkeyPatch, path: list[Path]) -> None:
-    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
-    monkeypatch.delenv("CONDA_PREFIX", raising=False)
-    monkeypatch.setenv("PATH", os.pathsep.join(map(str, path)))
-
-
-def test_auto_asks_the_py_launcher_before_the_store_alias(
-    cli: Cli, healthy_venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """python.org's installer puts `py` on PATH, not `python`: the first
-    `python` found is then the Store stub, which must not hide the real one."""
-    aliases = _alias_folder(tmp_path)
-    _py_launcher(tmp_path / "launcher", healthy_venv)
-    _without_active_env(monkeypatch, [aliases, tmp_path / "launcher"])
-    result = cli("check", "--python", "auto", "--no-smoke", "--json", "--no-redact")
-    report = result.json()
-    assert result.code == 0, result.err
-    assert report["target"]["python"] == str(healthy_venv)
-    assert "py launcher's default" in report["target"]["how_chosen"]
-
-
-def test_auto_takes_a_real_python_behind_the_alias_on_path(
-    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    aliases = _alias_folder(tmp_path)
-    real = tmp_path / "real"
-    real.mkdir()
-    (real / "python").symlink_to(sys.executable)
-    _without_active_env(monkeypatch, [aliases, real])
-    report = cli("check", "--python", "auto", "--no-smoke", "--json", "--no-redact").json()
-    assert report["target"]["python"] == str(real / "python")
-    assert report["target"]["how_chosen"] == "auto: `python` on PATH"
-
-
-def test_auto_with_only_the_store_alias_says_what_it_is(
-    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    aliases = _alias_folder(tmp_path)
-    _without_active_env(monkeypatch, [aliases])
-    result = cli("check", "--python", "auto", "--no-smoke", "--quiet")
-    assert result.code == 3
-    assert "app execution alias for the Microsoft Store" in result.out
-    assert "`py -0p` lists where" in result.out
-
-
-@pytest.mark.parametrize(
-    ("path", "alias"),
-    [
-        ("C:\\Users\\bob\\AppData\\Local\\Microsoft\\WindowsApps\\python.exe", True),
-        ("c:/users/bob/appdata/local/microsoft/windowsapps/python3.exe", True),
-        ("C:\\Users\\bob\\AppData\\Local\\Programs\\Python\\Python312-arm64\\python.exe", False),
-        ("C:\\WindowsApps\\python.exe", False),
-        ("/usr/bin/python3", False),
-    ],
-)
-def test_app_alias_folder_is_known_by_its_path(path: str, alias: bool) -> None:
-    from qnndoctor.target import is_app_alias
-
-    assert is_app_alias(path) is alias
 
 
 def test_missing_interpreter_exit_code_3_with_json(cli: Cli, tmp_path: Path) -> None:
