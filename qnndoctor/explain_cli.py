@@ -93,12 +93,16 @@ def explain(
         socs=socs if text_facts else (),
         text_facts=text_facts,
     )
-    return {
+    document = {
         "schema_version": EXPLAIN_SCHEMA_VERSION,
         "tool": {"name": "qnndoctor", "version": __version__},
         "input": {"characters": len(text), "exit_code": exit_code},
         **diagnosis.to_json(),
     }
+    # Nothing matched: the lines that read like the failure, to search for or report.
+    lines = () if diagnosis.candidates else diagnosis.failure_lines(text)
+    document["failure_lines"] = [{"line": number, "text": line} for number, line in lines]
+    return document
 
 
 def _write_candidate(out: TextIO, c: dict[str, Any], heading: str) -> None:
@@ -124,6 +128,12 @@ def render_text(document: dict[str, Any], out: TextIO) -> None:
     facts = document["facts"]["used"]
     if not candidates:
         out.write("No known failure cause matches this text.\n")
+        if document.get("failure_lines"):
+            out.write(
+                "Lines that read like the failure (to search for; `--json` has them redacted):\n"
+            )
+            for item in document["failure_lines"]:
+                out.write(f"  line {item['line']}: {item['text']}\n")
         out.write(NEXT_STEPS)
     else:
         guess = candidates[0].get("raised_by") == "resemblance"

@@ -178,5 +178,36 @@ def test_a_qnndoctor_report_given_as_the_log_is_refused_with_the_command_that_re
     again = cli("explain", "--log", str(own))
     assert again.code == 2 and "already the output of `qnndoctor explain --json`" in again.err
     other = tmp_path / "other.json"
-    other.write_text('{"error": "Failed to finalize QNN graph. Error code: 1002"}', encoding="utf-8")
+    other.write_text(
+        '{"error": "Failed to finalize QNN graph. Error code: 1002"}', encoding="utf-8"
+    )
     assert cli("explain", "--log", str(other)).code == 0  # a JSON log is still a log
+
+
+def test_without_a_match_the_lines_that_read_like_the_failure_are_named(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """First two and the last; a known harmless line (the pthread affinity
+    error of a container) is never one of them, however it reads."""
+    log = tmp_path / "log.txt"
+    log.write_text(
+        "2024-04-17 09:03:59.359773631 [E:onnxruntime:Default, env.cc:254 ThreadMain] "
+        "pthread_setaffinity_np failed for thread: 21, index: 0, mask: {2, 3, }, error code: "
+        "22 error msg: Invalid argument. Specify the number of threads explicitly so the "
+        "affinity is not set.\n"
+        "loading the frobnicator\n"
+        "FrobError: cannot frobnicate stage 1\n"
+        "retrying\n"
+        "FrobError: cannot frobnicate stage 2\n"
+        "FrobError: cannot frobnicate stage 3\n"
+        "done\n",
+        encoding="utf-8",
+    )
+    result = cli("explain", "--log", str(log), "--json")
+    assert result.code == 1
+    document = result.json()
+    assert document["candidates"] == []
+    assert [item["line"] for item in document["failure_lines"]] == [3, 5, 6]
+    text = cli("explain", "--log", str(log)).out
+    assert "  line 6: FrobError: cannot frobnicate stage 3" in text
+    assert "pthread_setaffinity_np" not in text.split("Next, on the machine")[0]

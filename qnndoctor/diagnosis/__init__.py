@@ -20,7 +20,7 @@ from . import textfacts
 from .catalogue import Catalogue, CatalogueError, Signature, load
 from .engine import CLOSE_MARGIN, Candidate, Excluded, Verdict, score
 from .facts import DiagnosisFacts, Fact, from_report_facts, merge
-from .resemblance import MIN_SIMILARITY
+from .resemblance import MIN_SIMILARITY, failure_lines
 
 __all__ = [
     "Candidate",
@@ -54,6 +54,14 @@ class Diagnosis:
 
     def ids(self) -> list[str]:
         return [c.signature.id for c in self.verdict.candidates]
+
+    def failure_lines(self, text: str) -> tuple[tuple[int, str], ...]:
+        """The lines of ``text`` (the one diagnosed) that read like the failure,
+        harmless lines left out: what to show when no cause matched."""
+        from .engine import clean_lines
+
+        skip = frozenset(number for number, _id in self.verdict.harmless)
+        return failure_lines(clean_lines(text), skip)
 
     def doubt(self, rank: int) -> str | None:
         """Why a matched candidate, however high it scored, is only a weak answer

@@ -91,6 +91,23 @@ _FAILURE_FOLDED = re.compile(FAILURE_WORDS.pattern)
 _RAISED = re.compile(r"\b[A-Za-z_]*(?:Error|Exception)\s*:|\bFAIL\s*:")
 
 
+def failure_lines(
+    lines: list[str], skip: frozenset[int], *, first: int = 2, width: int = 240
+) -> tuple[tuple[int, str], ...]:
+    """The lines (1-based number, text) that read like the failure: the first
+    ``first`` of them and the last, the harmless ones (``skip``) left out. Said
+    when no catalogued cause matched: what to search for or to report."""
+    found: list[tuple[int, str]] = []
+    for number, line in enumerate(lines, 1):
+        if number in skip or not line.strip():
+            continue
+        if _RAISED.search(line) or _FAILURE_FOLDED.search(line.lower()):
+            found.append((number, line.strip()[:width]))
+    if len(found) > first + 1:
+        found = [*found[:first], found[-1]]
+    return tuple(found)
+
+
 def reads_like_failure(text: str) -> bool:
     """Whether ``text`` (without its harmless lines) reports something going wrong
     (through the literal pre-filter: a healthy 20,000-line log is not scanned
