@@ -27,6 +27,13 @@ gives the two children of ``check`` their head start and waits for them
 (no CLI, no imports of the pipeline, no decisions): what ``check`` would
 cost if all of qnndoctor's own work were free.
 
+``--floor`` also times K: a process of qnndoctor's interpreter that imports,
+in the same order, every module from outside qnndoctor (standard library,
+packaging, platformdirs, ...) that one memo-off ``check --no-smoke`` imports,
+and does nothing else: what Bc would cost if qnndoctor's own code, the
+matrix and every decision were free (the first check's floor, set by the
+libraries the design asks for).
+
 ``--compare QNNDOCTOR`` also times another qnndoctor console command (say,
 a wheel of the previous commit) as A0 / B0 in the same alternation: a
 before/after measured side by side.
@@ -70,6 +77,37 @@ FLOOR = (
     "headstart.discard()  # removes the smoke child's working folder\n"
     "os._exit(0)\n"
 )
+
+# Run once by the host interpreter: the modules from outside qnndoctor that a
+# memo-off `check --no-smoke` imports, in the order they were first imported.
+LIBRARIES_OF_BC = (
+    "import contextlib, io, os, sys\n"
+    "os.environ['QNNDOCTOR_NO_MEMO'] = '1'\n"
+    "before = set(sys.modules)\n"
+    "from qnndoctor import cli\n"
+    "sys.argv = ['qnndoctor', 'check', '--json', '--no-smoke', '--python', sys.argv[1]]\n"
+    "try:\n"
+    "    with contextlib.redirect_stdout(io.StringIO()):\n"
+    "        cli.main()\n"
+    "except SystemExit:\n"
+    "    pass\n"
+    "names = [n for n in sys.modules if n not in before and n.split('.')[0] != 'qnndoctor']\n"
+    "print('\\n'.join(names))\n"
+)
+
+
+def _libraries_only(host_python: str, target_python: str) -> list[str]:
+    """K's command: import exactly the outside modules a memo-off check imports."""
+    names = subprocess.run(
+        [host_python, "-c", LIBRARIES_OF_BC, target_python],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    code = f"import importlib\nfor name in {names!r}:\n    importlib.import_module(name)\n"
+    subprocess.run([host_python, "-c", code], check=True)  # every one imports on its own
+    print(f"K imports {len(names)} modules from outside qnndoctor")
+    return [host_python, "-c", code]
 
 
 def _probe_ms(argv: list[str], runs: int) -> float:
@@ -173,6 +211,7 @@ def main() -> int:
         if args.floor:
             host_python = str(Path(qnndoctor).with_name("python"))
             commands["F children alone"] = [host_python, "-c", FLOOR, "check", "--python", python]
+            commands["K libraries alone"] = _libraries_only(host_python, python)
         if args.compare:
             commands["A0 check (compared)"] = [args.compare, "check", "--python", python, "--json"]
             commands["B0 --no-smoke (compared)"] = [*commands["A0 check (compared)"], "--no-smoke"]
@@ -206,6 +245,9 @@ def main() -> int:
         ]
         if args.floor:
             ratios.append(("F/C", "F children alone", "C bare script", " (check's floor)"))
+            ratios.append(
+                ("K/P", "K libraries alone", "P pip list", " (the first --no-smoke check's floor)")
+            )
         if args.compare:
             ratios += [
                 ("A0/C (compared)", "A0 check (compared)", "C bare script", ""),

@@ -17,7 +17,7 @@ import pytest
 from helpers.fake_python import BODY, write_fake_python
 from test_smoke import GOOD_RESULT, QNN_FACTS
 
-from qnndoctor import matrixdata
+from qnndoctor import containment, matrixdata
 from qnndoctor.containment import (
     JOB_OBJECT_EXTENDED_LIMIT_INFORMATION,
     JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
@@ -119,6 +119,34 @@ def test_the_sweep_leaves_other_processes_alone(tmp_path: Path) -> None:
     finally:
         other.kill()
         other.wait()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_quick_scan_starts_at_the_childs_pid_unless_the_counter_wrapped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Descendants of the child have higher pids than it: lower ones are not
+    read, unless the kernel's pid counter shows a wrap (or cannot be read)."""
+    sweep = MarkerSweep()
+    env = dict(os.environ)
+    sweep.prepare(env)
+    # Carries the marker but started before the child: it cannot be its descendant.
+    older = psutil.Popen([sys.executable, "-c", "import time; time.sleep(600)"], env=env)
+    try:
+        child = subprocess.Popen([sys.executable, "-c", "pass"], stdin=subprocess.DEVNULL)
+        child.wait()
+        if child.pid < older.pid:
+            pytest.skip("the pid counter wrapped between the two starts")
+        sweep.attach(child.pid, None)
+        assert containment.last_pid() is not None
+        assert sweep.quick_scan() == []
+        monkeypatch.setattr(containment, "last_pid", lambda: child.pid - 1)  # wrapped
+        assert sweep.quick_scan() == [older.pid]
+        monkeypatch.setattr(containment, "last_pid", lambda: None)  # unreadable
+        assert sweep.quick_scan() == [older.pid]
+    finally:
+        older.kill()
+        older.wait()
 
 
 @pytest.mark.parametrize(
