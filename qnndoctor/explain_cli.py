@@ -102,6 +102,7 @@ def explain(
     # Nothing matched: the lines that read like the failure, to search for or report.
     lines = () if diagnosis.candidates else diagnosis.failure_lines(text)
     document["failure_lines"] = [{"line": number, "text": line} for number, line in lines]
+    document["qnn_error_codes"] = [m.to_json() for m in diagnosis.qnn_codes(text)]
     return document
 
 
@@ -165,6 +166,10 @@ def render_text(document: dict[str, Any], out: TextIO) -> None:
             out.write(
                 f"\n(+{len(candidates) - 1 - RUNNERS_UP} weaker candidates: --json lists all)\n"
             )
+    if document.get("qnn_error_codes"):
+        out.write("\nQNN error codes in the text (the words of QNN's API headers):\n")
+        for item in document["qnn_error_codes"]:
+            out.write(f"  line {item['line']}: {item['code']} {item['name']}: {item['meaning']}\n")
     if document["excluded"]:
         out.write("\nRuled out by the facts:\n")
         for item in document["excluded"][:5]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..matrixdata import Soc
-from . import textfacts
+from . import qnn_codes, textfacts
 from .catalogue import Catalogue, CatalogueError, Signature, load
 from .engine import CLOSE_MARGIN, Candidate, Excluded, Verdict, score
 from .facts import DiagnosisFacts, Fact, from_report_facts, merge
@@ -62,6 +62,12 @@ class Diagnosis:
 
         skip = frozenset(number for number, _id in self.verdict.harmless)
         return failure_lines(clean_lines(text), skip)
+
+    def qnn_codes(self, text: str) -> tuple[qnn_codes.Mention, ...]:
+        """The QNN API error codes ``text`` names, with their names and meanings."""
+        from .engine import clean_lines
+
+        return qnn_codes.find(clean_lines(text))
 
     def doubt(self, rank: int) -> str | None:
         """Why a matched candidate, however high it scored, is only a weak answer
