@@ -262,6 +262,25 @@ def test_missing_context_binary_is_a_clear_error(
     assert doc["placement"]["status"] == "failed"  # and the real session agrees
 
 
+def test_a_git_lfs_pointer_instead_of_the_binary_is_named_and_the_run_agrees(
+    cli: Cli, healthy_venv: Path, ep_context: Path, tmp_path: Path
+) -> None:
+    cloned = tmp_path / "cloned.onnx"
+    shutil.copy(ep_context, cloned)
+    (tmp_path / "qdq_ctx_qnn.bin").write_bytes(
+        b"version https://git-lfs.github.com/spec/v1\n"
+        b"oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+        b"size 49152\n"
+    )
+    code, doc = model_json(cli, str(cloned), "--python", str(healthy_venv))
+    assert code == 1 and doc["context"]["compatible"] is False
+    pointer = next(f for f in doc["findings"] if f["id"] == "model-context-lfs-pointer")
+    assert "Git LFS pointer file (130 bytes)" in pointer["explanation"]
+    assert pointer["fix"]["commands"] == ["git lfs install", "git lfs pull"]
+    assert doc["placement"]["status"] == "failed"  # the real session cannot load it either
+    assert "Failed to get context binary info" in doc["placement"]["reason"]
+
+
 def test_ir_version_too_new_predicted_and_confirmed(
     cli: Cli, healthy_venv: Path, tmp_path: Path
 ) -> None:

@@ -17,6 +17,7 @@ from .loading import ModelInfo
 from .runtime import TargetRuntime
 
 CONTEXT_5000 = "https://github.com/qualcomm/ai-hub-apps/issues/148"
+LFS_SPEC = "https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md"
 NON_ASCII_SOURCES = (
     "https://github.com/microsoft/onnxruntime/pull/27724",
     "https://github.com/microsoft/WindowsAppSDK/issues/6173",
@@ -278,6 +279,21 @@ def context_findings(
                     "name), or re-compile the EPContext model.",
                     evidence={"context.location": ctx.location},
                     sources=K.CONTEXT_SOURCES,
+                )
+            )
+            continue
+        if ctx.lfs_pointer:
+            compatible = False
+            found.append(
+                finding(
+                    "model-context-lfs-pointer",
+                    f"EPContext node {ctx.node!r}: {ctx.error}. onnxruntime-qnn cannot load it "
+                    "('Failed to get context binary info', measured with 2.7.0 on the simulator).",
+                    fix="Fetch the real file: in the model's repository run the commands below "
+                    "(or download the .bin itself rather than the repository's pointer).",
+                    commands=("git lfs install", "git lfs pull"),
+                    evidence={"context.location": ctx.location, "context.size": ctx.size},
+                    sources=(LFS_SPEC, *K.CONTEXT_SOURCES),
                 )
             )
             continue

@@ -23,6 +23,9 @@ _BUILD = re.compile(rb"v(\d+)\.(\d+)\.(\d+)\.(\d{6,})")
 _ARCH = re.compile(rb"[;\x00]arch=(\d{2,3});")
 _MIN_ARCH = re.compile(rb"min_arch=(\d{2,3});")
 _SOC = re.compile(rb"soc_type=([A-Za-z0-9_]{2,32});")
+# What a repository cloned without Git LFS holds instead of the file (the
+# pointer format: https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md).
+LFS_POINTER = b"version https://git-lfs.github.com/spec/v1"
 _MAX_READ = 256 * 1024 * 1024  # the strings sit in the header; big weights need not be read whole
 
 
@@ -40,6 +43,7 @@ class ContextInfo:
     soc: str | None
     node_sdk_version: str | None  # the EPContext node's ep_sdk_version attribute
     error: str | None = None
+    lfs_pointer: bool = False  # a Git LFS pointer file stands where the binary should
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -53,6 +57,7 @@ class ContextInfo:
             "soc": self.soc,
             "node_sdk_version": self.node_sdk_version,
             "error": self.error,
+            "lfs_pointer": self.lfs_pointer,
         }
 
 
@@ -107,6 +112,15 @@ def read_context(model_path: Path, node: EpContextNode) -> ContextInfo:
         return _missing(
             node, "none", sdk, "the EPContext node names no context binary (no ep_cache_context)"
         )
+    if data.startswith(LFS_POINTER):
+        pointer = (
+            f"the context binary is a Git LFS pointer file ({len(data)} bytes), not the binary: "
+            "the model was cloned or downloaded without Git LFS"
+        )
+        return ContextInfo(
+            node.name, location, True, len(data), None, _version(sdk), None, None, sdk,
+            error=pointer, lfs_pointer=True,
+        )  # fmt: skip
     build, arch, soc = parse_binary(data)
     error = None
     if build is None and arch is None:

@@ -39,6 +39,9 @@ KINDS = {
             "model-context-unreadable", W, "The context binary names no QNN build or HTP arch"
         ),
         FindingKind(
+            "model-context-lfs-pointer", E, "A Git LFS pointer file stands in for the context binary"
+        ),
+        FindingKind(
             "model-context-newer-than-runtime",
             E,
             "Pre-compiled by a newer QNN than this runtime bundles",
