@@ -85,7 +85,8 @@ class Diagnosis:
         if rank == 0 and len(self.verdict.candidates) > 1:
             second = self.verdict.candidates[1]
             if (
-                second.raised_by != "resemblance"
+                not (second.signature.consequence and not candidate.signature.consequence)
+                and second.raised_by != "resemblance"
                 and candidate.score - second.score <= CLOSE_MARGIN
                 and (second.resemblance or 0.0) > candidate.resemblance
             ):
@@ -100,7 +101,12 @@ class Diagnosis:
         if self.doubt(rank):
             return "low"
         # What resemblance added only orders look-alikes: it never makes an answer surer.
-        others = [c.matched_score for i, c in enumerate(self.verdict.candidates) if i != rank]
+        # A consequence of this cause (its follow-on message) does not compete with it.
+        others = [
+            c.matched_score
+            for i, c in enumerate(self.verdict.candidates)
+            if i != rank and not (c.signature.consequence and not candidate.signature.consequence)
+        ]
         margin = candidate.matched_score - max(others, default=0)
         sure = candidate.sure_score
         if candidate.matched_score >= 12 and margin > CLOSE_MARGIN:

@@ -134,6 +134,10 @@ class Signature:
     sources: tuple[str, ...]
     distinguishing: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()  # real symptom texts (what a resemblance compares with)
+    # The message is what an earlier failure leads to (CPU fallback refused after
+    # QNN set-up failed, Python's "EP Error" retry): a cause named earlier in the
+    # log ranks before it (engine.root_cause_first).
+    consequence: bool = False
 
     def fix_for(self, os_name: str | None, facts: Mapping[str, Any] | None = None) -> str:
         """The fix for the platform in question (``windows`` / ``posix`` / ``any``),
@@ -225,6 +229,7 @@ def _signature(entry: Mapping[str, Any]) -> Signature:
         sources=tuple(str(s) for s in entry.get("sources") or ()),
         distinguishing=tuple(str(s) for s in entry.get("distinguishing_facts") or ()),
         examples=tuple(str(s) for s in entry.get("symptom_examples") or ()),
+        consequence=bool(entry.get("consequence", False)),
     )
 
 

@@ -88,6 +88,9 @@ class Candidate:
     # Known facts that fit none of its ``support`` values for that fact (one line each):
     # not enough to exclude it, but it speaks against it.
     contradicted: tuple[str, ...] = ()
+    # Where in the (harmless-free) text its most specific pattern matched:
+    # which of two causes the log names first (None for a guess).
+    first_at: int | None = None
 
     @property
     def confirmed_facts(self) -> int:
@@ -257,6 +260,7 @@ def _score(
         unknown_facts=tuple(unknown),
         raised_by="resemblance" if resemblance is not None else "pattern",
         contradicted=contradicted,
+        first_at=raising[0][1].start() if raising and by_text else None,
     )
 
 
@@ -353,6 +357,25 @@ def _weak_and_doubtful(candidate: Candidate) -> bool:
     )
 
 
+def root_cause_first(candidates: list[Candidate]) -> int | None:
+    """The index of the candidate to rank before a first candidate whose
+    message only follows from an earlier failure (``consequence`` in the
+    catalogue): the best-ranked cause raised by its own message (neither a
+    guess, nor weak and doubtful, nor a consequence itself) that the text
+    names before the consequence's message. None: the order stands."""
+    if not candidates:
+        return None
+    top = candidates[0]
+    if not top.signature.consequence or top.first_at is None:
+        return None
+    for index, c in enumerate(candidates[1:], 1):
+        if c.signature.consequence or c.raised_by == "resemblance" or _weak_and_doubtful(c):
+            continue
+        if c.first_at is not None and c.first_at < top.first_at and c.matched_score >= WEAK_SCORE:
+            return index
+    return None
+
+
 def score(
     text: str,
     catalogue: Catalogue,
@@ -404,8 +427,19 @@ def score(
             c.signature.id,
         )
     )
+    root = root_cause_first(candidates)
+    if root is not None:
+        first = candidates.pop(root)
+        followed = candidates[0]
+        candidates.insert(0, first)
+        why: tuple[str, ...] = (
+            f"its message comes earlier in the log than {followed.signature.id}'s, "
+            "which only follows from an earlier failure",
+        )
+        excluded.sort(key=lambda e: (-e.text_score, e.signature.id))
+        return Verdict(tuple(candidates), tuple(excluded), harmless, False, why)
     tie = len(candidates) > 1 and candidates[0].rank_key() == candidates[1].rank_key()
-    why: tuple[str, ...] = ()
+    why = ()
     if (
         len(candidates) > 1
         and candidates[0].score - candidates[1].score <= CLOSE_MARGIN

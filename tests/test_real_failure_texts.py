@@ -1,0 +1,106 @@
+"""Failures produced for real by onnxruntime-qnn 2.7.0 on the HTP simulator,
+explained from their text alone: the catalogue must know today's wording,
+and name the root cause before the error it leads to (an earlier failure's
+consequence, such as the CPU-fallback refusal, ranks after it)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from qnndoctor.diagnosis import diagnose
+from qnndoctor.explain_cli import explain
+from qnndoctor.matrixdata import load_socs
+from qnndoctor.smoke import MODEL
+
+# One session of the shipped QDQ model with the given provider options, CPU
+# fallback disabled (as the smoke session runs it).
+SESSION = (
+    "import json, sys, onnxruntime as ort, onnxruntime_qnn as qnn\n"
+    "ort.register_execution_provider_library('QNNExecutionProvider', qnn.get_library_path())\n"
+    "devices = [d for d in ort.get_ep_devices() if d.ep_name == 'QNNExecutionProvider']\n"
+    "options = ort.SessionOptions()\n"
+    "options.log_severity_level = 3\n"
+    "options.add_session_config_entry('session.disable_cpu_ep_fallback', '1')\n"
+    "options.add_provider_for_devices(devices, json.loads(sys.argv[2]))\n"
+    "ort.InferenceSession(sys.argv[1], sess_options=options)\n"
+)
+
+
+def _failure(python: Path, provider_options: dict[str, str]) -> str:
+    run = subprocess.run(
+        [str(python), "-c", SESSION, str(MODEL), json.dumps(provider_options)],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
+    assert run.returncode != 0, "the session was expected to fail"
+    return run.stderr
+
+
+@pytest.mark.parametrize(
+    ("provider_options", "root", "consequence"),
+    [
+        (
+            {"backend_path": "/nonexistent/libQnnHtp.so"},
+            "backend-path-load-library-failed",
+            "cpu-fallback-disabled-qnn-setup-failed",
+        ),
+        (
+            {"backend_type": "htp", "backend_path": "libQnnHtp.so"},
+            "qnn-backend-type-and-backend-path-both-set",
+            "cpu-fallback-disabled-conflicting-cpu-ep",
+        ),
+    ],
+    ids=["backend-path-missing", "backend-type-and-path"],
+)
+def test_the_root_cause_comes_before_its_consequence(
+    healthy_venv: Path, provider_options: dict[str, str], root: str, consequence: str
+) -> None:
+    text = _failure(healthy_venv, provider_options)
+    document = explain(text, None, None, socs=load_socs())
+    ids = [c["id"] for c in document["candidates"]]
+    assert ids[0] == root, (ids, text[-800:])
+    assert consequence in ids[1:]
+    assert document["candidates"][0]["confidence"] in ("medium", "high")
+    assert not document["tie"]
+    first, behind = document["candidates"][0], document["candidates"][ids.index(consequence)]
+    if behind["score"] > first["score"]:  # it outscored the root cause: moved by the rule
+        assert "only follows from an earlier failure" in document["why_first"][0]
+
+
+def test_a_consequence_alone_stays_first_and_order_in_the_log_decides() -> None:
+    """Without an earlier cause, the consequence is the answer; a cause named
+    only after the consequence's message does not move before it."""
+    fallback = (
+        "[E:onnxruntime:, inference_session.cc:3181 operator()] This session contains graph "
+        "nodes that are assigned to the default CPU EP, but fallback to CPU EP has been "
+        "explicitly disabled by the user.\n"
+    )
+    setup = (
+        "[E:onnxruntime:, qnn_execution_provider.cc:2290 GetCapabilityImpl] QNN SetupBackend "
+        "failed Unable to load backend, error:  /opt/x/libQnnHtp.so: cannot open shared object "
+        "file: No such file or directory\n"
+    )
+    alone = diagnose(fallback)
+    assert alone.ids()[:2] == [
+        "cpu-fallback-disabled-unsupported-nodes",
+        "cpu-fallback-disabled-qnn-setup-failed",
+    ]
+    before = diagnose(setup + fallback)
+    assert before.ids()[:2] == [
+        "backend-path-load-library-failed",
+        "cpu-fallback-disabled-qnn-setup-failed",
+    ]
+    assert "only follows from an earlier failure" in before.verdict.why_first[0]
+    after = diagnose(fallback + setup)  # the same lines, the cause named last: scores decide
+    assert after.ids()[:2] == [
+        "cpu-fallback-disabled-qnn-setup-failed",
+        "backend-path-load-library-failed",
+    ]
+    assert not any("earlier failure" in reason for reason in after.verdict.why_first)
