@@ -17,6 +17,7 @@ import os
 import sys
 
 from ._names import is_flavour_folder, is_key_file_name
+from ._requirements import requirements_present
 from ._util import (
     LazyPattern,
     absolute,
@@ -549,6 +550,11 @@ def run(ctx: Context) -> ProbeOutput:
         found.pop("_init_raw", None)
         tools[module] = found
     out.put("pip_tools", tools, "path search over sys.path (no import)")
+    out.put(
+        "requirements_present",
+        requirements_present(entries, results),
+        "dist-info / egg-info folder names on sys.path",
+    )
 
     leftovers: List[Dict[str, Any]] = []
     for entry in entries:

@@ -38,6 +38,8 @@ RECOGNISED_BY = {
     "files-overwritten": ("provider-not-listed-shadowed-by-other-onnxruntime",),
     "files-missing": ("onnxruntime-module-emptied-by-flavour-swap",),
     "plugin-companion-missing": ("onnxruntime-module-not-found",),
+    "numpy-missing": ("onnxruntime-numpy-not-installed",),
+    "numpy-too-old": ("numpy-older-than-onnxruntime-build",),
     "plugin-companion-mismatch": ("plugin-host-ort-too-old", "plugin-ort-version-supported-zero"),
     "plugin-companion-known-broken": ("plugin-ort-version-supported-zero",),
     "emulated-interpreter": (

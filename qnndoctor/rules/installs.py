@@ -70,6 +70,20 @@ TWICE = FindingKind(
     Severity.WARNING,
     "The same onnxruntime flavour is installed in two places on sys.path",
 )
+NUMPY_MISSING = FindingKind(
+    "numpy-missing",
+    Severity.ERROR,
+    "numpy, which `import onnxruntime` needs, is not installed",
+)
+NUMPY_TOO_OLD = FindingKind(
+    "numpy-too-old",
+    Severity.ERROR,
+    "The installed numpy is older than onnxruntime requires",
+)
+# What `import onnxruntime` itself needs of its requirements (measured with
+# onnxruntime 1.31.1 installed --no-deps: only numpy; flatbuffers, packaging,
+# protobuf, sympy and coloredlogs serve its tools, not a session).
+_NEEDED_AT_IMPORT = "numpy"
 
 
 def _requirement_env(facts: Facts) -> dict[str, str]:
@@ -423,3 +437,72 @@ def installed_twice(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
                 (pip(facts, "uninstall", "-y", name),),
             ),
         )
+
+
+@rule(needs=("installs", "interpreter"), emits=(NUMPY_MISSING, NUMPY_TOO_OLD))
+def numpy_for_onnxruntime(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
+    """numpy as the onnxruntime flavours require it (their Requires-Dist,
+    markers evaluated for the target): `import onnxruntime` fails without it
+    ("import numpy failed") or with an older one than it was built for."""
+    present = facts.value("installs", "requirements_present")
+    if not isinstance(present, dict) or _NEEDED_AT_IMPORT not in present:
+        return  # a saved report of an older probe, or nothing requires numpy
+    env = _requirement_env(facts)
+    wanting: list[tuple[dict[str, Any], Requirement]] = []
+    for dist in distributions(facts):
+        for text in dist.get("requires_dist") or []:
+            try:
+                requirement = Requirement(str(text))
+            except InvalidRequirement:
+                continue
+            if canonicalize_name(requirement.name) == _NEEDED_AT_IMPORT and _applies(
+                requirement, env
+            ):
+                wanting.append((dist, requirement))
+    if not wanting:
+        return
+    spec = ",".join(sorted({str(r.specifier) for _, r in wanting if str(r.specifier)}))
+    needed = f"numpy{spec}"
+    installed = [str(v) for v in present.get(_NEEDED_AT_IMPORT) or []]
+    evidence = (
+        Evidence(
+            "installs.distributions[requires numpy]",
+            [f"{label(d)}: {r}" for d, r in wanting],
+        ),
+        Evidence("installs.requirements_present.numpy", installed),
+    )
+    fix = Fix(
+        f"Install the numpy they require ({needed}) with this interpreter.",
+        (pip(facts, "install", needed),),
+    )
+    if not installed:
+        yield make(
+            NUMPY_MISSING,
+            f"{', '.join(sorted({label(d) for d, _ in wanting}))} require {needed}, and no numpy "
+            "is installed for this interpreter (typical after `pip install --no-deps`, or a "
+            "copied site-packages). `import onnxruntime` then fails with 'ImportError: import "
+            "numpy failed' (ModuleNotFoundError: No module named 'numpy' just before it).",
+            evidence,
+            fix,
+        )
+        return
+    versions = []
+    for text in installed:
+        try:
+            versions.append(Version(text))
+        except InvalidVersion:
+            continue
+    if not versions or any(
+        all(r.specifier.contains(v, prereleases=True) for _, r in wanting) for v in versions
+    ):
+        return
+    yield make(
+        NUMPY_TOO_OLD,
+        f"numpy {', '.join(installed)} is installed, but "
+        f"{', '.join(sorted({label(d) for d, _ in wanting}))} require {needed}. An onnxruntime "
+        "built against a newer numpy fails at import ('numpy.core.multiarray failed to "
+        "import', 'module compiled against API version ...').",
+        evidence,
+        fix,
+    )
+
