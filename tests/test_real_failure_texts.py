@@ -104,3 +104,62 @@ def test_a_consequence_alone_stays_first_and_order_in_the_log_decides() -> None:
         "backend-path-load-library-failed",
     ]
     assert not any("earlier failure" in reason for reason in after.verdict.why_first)
+
+
+REGISTER = (
+    "import onnxruntime as ort, onnxruntime_qnn as qnn\n"
+    "ort.register_execution_provider_library('QNNExecutionProvider', qnn.get_library_path())\n"
+)
+NO_FALLBACK = (
+    "options = ort.SessionOptions()\n"
+    "options.add_session_config_entry('session.disable_cpu_ep_fallback', '1')\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        (  # 1.x code on 2.x: the plugin is never registered
+            "import onnxruntime as ort\n" + NO_FALLBACK + "ort.InferenceSession(MODEL, "
+            "sess_options=options, providers=['QNNExecutionProvider'])\n",
+            "provider-not-listed-plugin-not-registered",
+        ),
+        (
+            "import onnxruntime as ort\nort.register_execution_provider_library("
+            "'QNNExecutionProvider', '/nonexistent/lib/libonnxruntime_providers_qnn.so')\n",
+            "plugin-library-path-not-loadable",
+        ),
+        (
+            REGISTER + "ort.register_execution_provider_library('QNNExecutionProvider', "
+            "qnn.get_library_path())\n",
+            "plugin-library-already-registered",
+        ),
+        (
+            REGISTER + "options = ort.SessionOptions()\n"
+            "options.add_session_config_entry('ep.context_enable', '1')\n"
+            "options.add_session_config_entry('ep.context_file_path', '/tmp')\n"
+            "devices = [d for d in ort.get_ep_devices() if d.ep_name == 'QNNExecutionProvider']\n"
+            "options.add_provider_for_devices(devices, {'backend_type': 'htp'})\n"
+            "ort.InferenceSession(MODEL, sess_options=options)\n",
+            "epcontext-file-path-is-a-folder",
+        ),
+    ],
+    ids=["providers-list-on-2x", "plugin-path-wrong", "registered-twice", "context-path-folder"],
+)
+def test_todays_wording_is_recognised(healthy_venv: Path, script: str, expected: str) -> None:
+    run = subprocess.run(
+        [str(healthy_venv), "-c", f"MODEL = {str(MODEL)!r}\n" + script],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
+    assert run.returncode != 0, "the script was expected to fail"
+    document = explain(run.stderr, None, None, socs=load_socs())
+    ids = [c["id"] for c in document["candidates"]]
+    assert ids[:1] == [expected], (ids, run.stderr[-800:])
+    if expected == "provider-not-listed-plugin-not-registered":
+        # its look-alike (1.x shadowed) next; the CPU-fallback refusal it led to after both
+        consequence = ids.index("cpu-fallback-disabled-unsupported-nodes")
+        assert ids.index("provider-not-listed-shadowed-by-other-onnxruntime") < consequence

@@ -436,8 +436,19 @@ def score(
             f"its message comes earlier in the log than {followed.signature.id}'s, "
             "which only follows from an earlier failure",
         )
+        # Other causes the log names before the consequence come next (a
+        # look-alike of the same standing is still a tie), then the rest.
+        assert followed.first_at is not None  # root_cause_first checked it
+        limit = followed.first_at
+        earlier = [
+            c
+            for c in candidates[1:]
+            if not c.signature.consequence and c.first_at is not None and c.first_at < limit
+        ]
+        candidates = [first, *earlier, *(c for c in candidates[1:] if c not in earlier)]
+        tie = bool(earlier) and earlier[0].rank_key() == first.rank_key()
         excluded.sort(key=lambda e: (-e.text_score, e.signature.id))
-        return Verdict(tuple(candidates), tuple(excluded), harmless, False, why)
+        return Verdict(tuple(candidates), tuple(excluded), harmless, tie, why)
     tie = len(candidates) > 1 and candidates[0].rank_key() == candidates[1].rank_key()
     why = ()
     if (
