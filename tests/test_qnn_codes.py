@@ -213,3 +213,34 @@ def test_the_table_is_regenerated_from_headers_as_documented(tmp_path: Path) -> 
         cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60,
     )  # fmt: skip
     assert refused.returncode == 2 and "no QnnCommon.h" in refused.stderr
+
+
+def test_a_failed_smoke_session_names_its_codes(tmp_path: Path) -> None:
+    """The finding of a failed session quotes the codes its output gave, in
+    QNN's words, and the report keeps them (schema-valid, see conftest)."""
+    from conftest import validate_report
+    from helpers.fake_python import write_fake_python
+    from test_smoke import QNN_FACTS
+
+    from qnndoctor import matrixdata
+    from qnndoctor.facts import ProbeFacts
+    from qnndoctor.report import build
+    from qnndoctor.smoke import run_smoke
+    from qnndoctor.target import Target
+
+    line = "[E:onnxruntime:, qnn_model.cc:188 FinalizeGraphs] Failed to finalize QNN graph. Error code: 6022"
+    result = {"status": "failed", "exception": {"type": "Fail", "message": line}}
+    body = (
+        f"import sys\nprint({line!r}, file=sys.stderr)\n"
+        f"print('@@qnndoctor-smoke@@' + {json.dumps(result)!r})\n"
+    )
+    target = Target(str(write_fake_python(tmp_path, body)), "test double")
+    smoke = run_smoke(target, QNN_FACTS, timeout=60)
+    assert smoke.status == "failed"
+    facts = QNN_FACTS.with_probe(ProbeFacts("smoke", "ok", values=smoke.to_json()))
+    report = build(target, facts, matrixdata.load_or_empty())
+    document = report.to_json()
+    validate_report(document)
+    assert [c["code"] for c in document["smoke"]["qnn_error_codes"]] == [6022]
+    failed = next(f for f in report.findings if f.id == "smoke-failed")
+    assert "6022 = QNN_GRAPH_ERROR_FINALIZE_FAILED (Graph finalize failed)" in failed.explanation

@@ -56,6 +56,18 @@ def _explained(facts: Facts, base: str, candidates: list[Mapping[str, Any]]) -> 
     return text, _fix(facts, str(best.get("fix") or ""))
 
 
+def _codes_named(codes: object) -> str:
+    """The QNN error codes the session's output gave, in QNN's own words."""
+    if not isinstance(codes, list):
+        return ""
+    named = [
+        f"{c.get('code')} = {c.get('name')} ({c.get('meaning')})"
+        for c in codes
+        if isinstance(c, Mapping)
+    ]
+    return f" QNN error codes in its output: {'; '.join(named)}." if named else ""
+
+
 @rule(needs=("smoke",), emits=(PASSED, FAILED, CRASHED, TIMED_OUT, WRONG, FELL_BACK))
 def smoke_outcome(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     smoke = dict(facts.probe("smoke").values) if facts.probe("smoke") else {}  # type: ignore[union-attr]
@@ -85,9 +97,10 @@ def smoke_outcome(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         return
     candidates = [c for c in smoke.get("diagnosis") or [] if isinstance(c, Mapping)]
     match_evidence = Evidence("smoke.signatures", list(smoke.get("signatures") or [])[:5])
+    named = _codes_named(smoke.get("qnn_error_codes"))
     if status == "failed":
         text, fix = _explained(facts, f"The session failed: {smoke.get('reason')}.", candidates)
-        yield make(FAILED, text, (*evidence, match_evidence), fix)
+        yield make(FAILED, text + named, (*evidence, match_evidence), fix)
     elif status == "crashed":
         text, fix = _explained(
             facts,
@@ -96,7 +109,7 @@ def smoke_outcome(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
             "Your application would die the same way.",
             candidates,
         )
-        yield make(CRASHED, text, (*evidence, match_evidence), fix)
+        yield make(CRASHED, text + named, (*evidence, match_evidence), fix)
     elif status == "timed_out":
         text, fix = _explained(
             facts,
@@ -105,7 +118,7 @@ def smoke_outcome(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
             "its DSP transport is not answering.",
             candidates,
         )
-        yield make(TIMED_OUT, text, (*evidence, match_evidence), fix)
+        yield make(TIMED_OUT, text + named, (*evidence, match_evidence), fix)
     elif status == "wrong_output":
         yield make(
             WRONG,
