@@ -263,3 +263,15 @@ def test_how_people_write_their_python_build() -> None:
     assert stated.value("emulated") is True
     for text in ("Python 3.12 (64-bit)", "python -m pip install onnxruntime-qnn", "x64 machine"):
         assert textfacts.from_text(text).value("python.arch") is None, text
+
+
+def test_a_fact_from_a_coloured_line_quotes_it_without_the_colour_codes() -> None:
+    """ORT colours its [E:...] lines on a terminal; a pasted log keeps the codes."""
+    line = (
+        "\x1b[1;31m2026-11-27 06:54:00.510112909 [E:onnxruntime:, qnn_execution_provider.cc:2290 "
+        "GetCapabilityImpl] QNN SetupBackend failed Unable to load backend, error:  "
+        "C:\\Users\\me\\venv\\Lib\\site-packages\\onnxruntime_qnn\\QnnHtp.dll\x1b[m"
+    )
+    facts = {f.key: f for f in textfacts.from_text(line)}
+    assert facts["os"].value == "windows"
+    assert "\x1b" not in facts["os"].source and "[E:onnxruntime:" in facts["os"].source

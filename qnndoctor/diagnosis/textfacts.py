@@ -116,8 +116,12 @@ _EPCONTEXT = re.compile(
 _SIMULATOR = re.compile(r"\bRouterX86\b|\bx86_64 simulator|HTP simulator", re.IGNORECASE)
 
 
+_COLOUR = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # a terminal's colour codes (ORT's [E:...] lines)
+
+
 def _snippet(line: str) -> str:
-    line = line.strip()
+    """The line as a fact's source quotes it: colour codes out, at most 80 characters."""
+    line = (_COLOUR.sub("", line) if "\x1b" in line else line).strip()
     return line if len(line) <= 80 else line[:77] + "..."
 
 
