@@ -81,3 +81,16 @@ def test_a_numpy_older_than_required_is_named(cli: Cli, without_numpy: Path) -> 
     [finding] = _numpy_findings(document)
     assert finding["id"] == "numpy-too-old"
     assert "numpy 1.19.5 is installed" in finding["explanation"]
+
+
+def test_without_onnxruntime_the_companion_finding_speaks_alone(
+    cli: Cli, tmp_path: Path, real_wheels: dict[str, Path]
+) -> None:
+    """Only onnxruntime-qnn 2.7.0: installing what plugin-companion-missing
+    names brings numpy too, so numpy is not a second error."""
+    python = make_venv(tmp_path / "venv")
+    pip_install(python, str(real_wheels["onnxruntime-qnn==2.7.0"]))
+    document = _report(cli, python, "--no-smoke")
+    assert document["facts"]["installs"]["values"]["requirements_present"]["numpy"] == []
+    assert _numpy_findings(document) == []
+    assert "plugin-companion-missing" in {f["id"] for f in document["findings"]}

@@ -447,6 +447,8 @@ def numpy_for_onnxruntime(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     present = facts.value("installs", "requirements_present")
     if not isinstance(present, dict) or _NEEDED_AT_IMPORT not in present:
         return  # a saved report of an older probe, or nothing requires numpy
+    if not owners_of(facts, "onnxruntime"):
+        return  # no onnxruntime to import: plugin-companion-missing says what to install
     env = _requirement_env(facts)
     wanting: list[tuple[dict[str, Any], Requirement]] = []
     for dist in distributions(facts):
