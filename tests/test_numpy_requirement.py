@@ -52,17 +52,9 @@ def test_no_numpy_is_named_with_the_required_version_and_the_session_agrees(
     assert "onnxruntime-numpy-not-installed" in json.dumps(smoke)
 
 
-def test_the_real_numpy_wheel_settles_it(
-    cli: Cli, tmp_path: Path, real_wheels: dict[str, Path]
-) -> None:
-    python = make_venv(tmp_path / "venv")
-    pip_install(
-        python,
-        str(real_wheels["onnxruntime==1.31.1"]),
-        str(real_wheels["onnxruntime-qnn==2.7.0"]),
-        str(real_wheels["numpy==2.4.6"]),
-    )
-    document = _report(cli, python, "--no-smoke")
+def test_the_real_numpy_wheel_settles_it(cli: Cli, healthy_venv: Path) -> None:
+    """The same two wheels with the real numpy 2.4.6 wheel beside them."""
+    document = _report(cli, healthy_venv, "--no-smoke")
     assert document["facts"]["installs"]["values"]["requirements_present"]["numpy"] == ["2.4.6"]
     assert _numpy_findings(document) == []
 
