@@ -52,7 +52,10 @@ RECOGNISED_BY = {
         "x64-wheel-qnn-load-library-failed",
         "win32-error-193-wrong-architecture",
     ),
-    "qnn-htp-backend-missing": ("backend-path-load-library-failed",),
+    "qnn-htp-backend-missing": (
+        "bundled-qnn-backend-library-missing",
+        "backend-path-load-library-failed",
+    ),
     "qnn-library-corrupt": ("truncated-qnn-library-sigbus",),
     "qnn-stub-missing-for-htp-arch": ("htp-stub-library-missing-for-arch",),
 }

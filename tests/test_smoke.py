@@ -114,7 +114,11 @@ def test_missing_htp_library_fails_with_the_loader_error(
     assert smoke["status"] == "failed"
     assert "fallback to CPU EP has been explicitly disabled" in smoke["reason"]
     assert "libQnnHtp.so: cannot open shared object file" in smoke["reason"]
-    assert smoke["signatures"][0] == "cpu-fallback-disabled-qnn-setup-failed"
+    # The cause the log names first, then the CPU-fallback refusal it led to.
+    assert smoke["signatures"][:2] == [
+        "bundled-qnn-backend-library-missing",
+        "cpu-fallback-disabled-qnn-setup-failed",
+    ]
     assert {"smoke-failed", "qnn-htp-backend-missing"} <= {f["id"] for f in report["findings"]}
 
 

@@ -235,8 +235,10 @@ def classify(completed: Completed, backend: str, timeout: float | None = None) -
 
 
 def failure_text(smoke: Mapping[str, Any]) -> tuple[str, str | None]:
-    """The text of a failed session (exception, logged errors, stderr tail) and
-    its exception type: what the diagnosis engine reads."""
+    """The text of a failed session and its exception type: what the diagnosis
+    engine reads. In the order a console shows it (the logged errors, the
+    stderr tail, then the traceback and the exception), so a cause logged
+    before the error it leads to reads as the earlier one."""
     child = smoke.get("child") or {}
     exc = child.get("exception") or {}
     if not isinstance(exc, Mapping):
@@ -244,10 +246,10 @@ def failure_text(smoke: Mapping[str, Any]) -> tuple[str, str | None]:
     text = "\n".join(
         str(part)
         for part in (
-            exc.get("message"),
-            exc.get("traceback"),
             "\n".join(str(line) for line in smoke.get("log_lines") or []),
             smoke.get("stderr_tail"),
+            exc.get("traceback"),
+            exc.get("message"),
         )
         if part
     )
