@@ -30,17 +30,22 @@ SESSION = (
 )
 
 
-def _failure(python: Path, provider_options: dict[str, str]) -> str:
+def _stderr_of_failing(python: Path, code: str, *args: str) -> str:
+    """What a real run of ``code`` in the target printed on stderr (it must fail)."""
     run = subprocess.run(
-        [str(python), "-c", SESSION, str(MODEL), json.dumps(provider_options)],
+        [str(python), "-c", code, *args],
         capture_output=True,
         text=True,
         errors="replace",
         stdin=subprocess.DEVNULL,
         timeout=300,
     )
-    assert run.returncode != 0, "the session was expected to fail"
+    assert run.returncode != 0, "the run was expected to fail"
     return run.stderr
+
+
+def _failure(python: Path, provider_options: dict[str, str]) -> str:
+    return _stderr_of_failing(python, SESSION, str(MODEL), json.dumps(provider_options))
 
 
 @pytest.mark.parametrize(
@@ -147,18 +152,10 @@ NO_FALLBACK = (
     ids=["providers-list-on-2x", "plugin-path-wrong", "registered-twice", "context-path-folder"],
 )
 def test_todays_wording_is_recognised(healthy_venv: Path, script: str, expected: str) -> None:
-    run = subprocess.run(
-        [str(healthy_venv), "-c", f"MODEL = {str(MODEL)!r}\n" + script],
-        capture_output=True,
-        text=True,
-        errors="replace",
-        stdin=subprocess.DEVNULL,
-        timeout=300,
-    )
-    assert run.returncode != 0, "the script was expected to fail"
-    document = explain(run.stderr, None, None, socs=load_socs())
+    stderr = _stderr_of_failing(healthy_venv, f"MODEL = {str(MODEL)!r}\n" + script)
+    document = explain(stderr, None, None, socs=load_socs())
     ids = [c["id"] for c in document["candidates"]]
-    assert ids[:1] == [expected], (ids, run.stderr[-800:])
+    assert ids[:1] == [expected], (ids, stderr[-800:])
     if expected == "provider-not-listed-plugin-not-registered":
         # its look-alike (1.x shadowed) next; the CPU-fallback refusal it led to after both
         consequence = ids.index("cpu-fallback-disabled-unsupported-nodes")
