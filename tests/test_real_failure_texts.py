@@ -148,8 +148,22 @@ NO_FALLBACK = (
             "ort.InferenceSession(MODEL, sess_options=options)\n",
             "epcontext-file-path-is-a-folder",
         ),
+        (  # the device's ep_name is the registration name: this filter keeps nothing
+            "import onnxruntime as ort, onnxruntime_qnn as qnn\n"
+            "ort.register_execution_provider_library('QNN', qnn.get_library_path())\n"
+            "devices = [d for d in ort.get_ep_devices() if d.ep_name == 'QNNExecutionProvider']\n"
+            "options = ort.SessionOptions()\n"
+            "options.add_provider_for_devices(devices, {'backend_type': 'htp'})\n",
+            "ep-device-filter-selects-nothing",
+        ),
     ],
-    ids=["providers-list-on-2x", "plugin-path-wrong", "registered-twice", "context-path-folder"],
+    ids=[
+        "providers-list-on-2x",
+        "plugin-path-wrong",
+        "registered-twice",
+        "context-path-folder",
+        "registered-as-another-name",
+    ],
 )
 def test_todays_wording_is_recognised(healthy_venv: Path, script: str, expected: str) -> None:
     stderr = _stderr_of_failing(healthy_venv, f"MODEL = {str(MODEL)!r}\n" + script)
