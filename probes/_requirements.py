@@ -3,12 +3,11 @@ from folder names only (stdlib, no import of anything installed)."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List
+from ._util import canonical_name
 
-
-def _canonical(name: str) -> str:
-    """PEP 503 normalisation (as packaging.utils.canonicalize_name)."""
-    return "-".join(part for part in name.replace("_", "-").replace(".", "-").lower().split("-") if part)
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
+    from typing import Any, Dict, Iterable, List
 
 
 def requirements_present(
@@ -25,14 +24,14 @@ def requirements_present(
             while end < len(head) and (head[end].isalnum() or head[end] in "._-"):
                 end += 1
             if end:
-                wanted.setdefault(_canonical(head[:end]), [])
+                wanted.setdefault(canonical_name(head[:end]), [])
     for entry in entries:
         for name in entry.names:
             stem, _, kind = name.rpartition(".")
             if kind not in ("dist-info", "egg-info"):
                 continue
             project, _, version = stem.partition("-")
-            key = _canonical(project)
+            key = canonical_name(project)
             if key in wanted and version:
                 wanted[key].append(version.split("-py")[0])
     return wanted

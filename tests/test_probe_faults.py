@@ -218,3 +218,28 @@ def test_a_removed_working_folder_costs_no_probe(tmp_path: Path) -> None:
     failed = {k: v.get("error") for k, v in report["facts"].items() if v.get("status") == "error"}
     assert failed == {}, failed
     assert report["facts"]["interpreter"]["values"]["cwd"] is None
+
+
+def test_the_probe_program_does_not_import_typing(healthy_venv: Path) -> None:
+    """Every probe module keeps `typing` to annotations (the comment in each
+    says why: it costs the target's start-up ~5 ms); one that imported it
+    made every check slower unnoticed."""
+    import subprocess
+
+    from qnndoctor import headstart
+
+    probes = headstart._probes_dir()
+    assert probes is not None
+    argv = headstart.probe_argv(str(healthy_venv), probes)
+    argv[1:1] = ["-X", "importtime"]
+    run = subprocess.run(
+        argv, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    imported = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in run.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    assert "installs" not in imported and "_qnndoctor_probes.installs" in imported
+    assert "typing" not in imported
