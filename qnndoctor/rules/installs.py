@@ -100,14 +100,15 @@ def _applies(requirement: Requirement, env: dict[str, str]) -> bool:
         return True
 
 
-def _ort_requirements(dist: dict[str, Any], env: dict[str, str]) -> list[Requirement]:
+def _requirements_on(dist: dict[str, Any], name: str, env: dict[str, str]) -> list[Requirement]:
+    """``dist``'s Requires-Dist entries on ``name`` that apply to the target."""
     found = []
     for text in dist.get("requires_dist") or []:
         try:
             requirement = Requirement(str(text))
         except InvalidRequirement:
             continue
-        if canonicalize_name(requirement.name) == "onnxruntime" and _applies(requirement, env):
+        if canonicalize_name(requirement.name) == name and _applies(requirement, env):
             found.append(requirement)
     return found
 
@@ -219,7 +220,7 @@ def plugin_companion(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     for qnn in qnn_dists(facts):
         if qnn.get("era") != "plugin-2.x":
             continue
-        requirements = _ort_requirements(qnn, env)
+        requirements = _requirements_on(qnn, "onnxruntime", env)
         spec = ",".join(str(r.specifier) for r in requirements if str(r.specifier))
         owners = owners_of(facts, "onnxruntime")
         needed = f"onnxruntime{spec}" if spec else "onnxruntime"
@@ -450,21 +451,16 @@ def numpy_for_onnxruntime(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     if not owners_of(facts, "onnxruntime"):
         return  # no onnxruntime to import: plugin-companion-missing says what to install
     env = _requirement_env(facts)
-    wanting: list[tuple[dict[str, Any], Requirement]] = []
-    for dist in distributions(facts):
-        for text in dist.get("requires_dist") or []:
-            try:
-                requirement = Requirement(str(text))
-            except InvalidRequirement:
-                continue
-            if canonicalize_name(requirement.name) == _NEEDED_AT_IMPORT and _applies(
-                requirement, env
-            ):
-                wanting.append((dist, requirement))
+    wanting = [
+        (dist, requirement)
+        for dist in distributions(facts)
+        for requirement in _requirements_on(dist, _NEEDED_AT_IMPORT, env)
+    ]
     if not wanting:
         return
     spec = ",".join(sorted({str(r.specifier) for _, r in wanting if str(r.specifier)}))
     needed = f"numpy{spec}"
+    requirers = ", ".join(sorted({label(d) for d, _ in wanting}))
     installed = [str(v) for v in present.get(_NEEDED_AT_IMPORT) or []]
     evidence = (
         Evidence(
@@ -480,7 +476,7 @@ def numpy_for_onnxruntime(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     if not installed:
         yield make(
             NUMPY_MISSING,
-            f"{', '.join(sorted({label(d) for d, _ in wanting}))} require {needed}, and no numpy "
+            f"{requirers} require {needed}, and no numpy "
             "is installed for this interpreter (typical after `pip install --no-deps`, or a "
             "copied site-packages). `import onnxruntime` then fails with 'ImportError: import "
             "numpy failed' (ModuleNotFoundError: No module named 'numpy' just before it).",
@@ -501,10 +497,9 @@ def numpy_for_onnxruntime(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     yield make(
         NUMPY_TOO_OLD,
         f"numpy {', '.join(installed)} is installed, but "
-        f"{', '.join(sorted({label(d) for d, _ in wanting}))} require {needed}. An onnxruntime "
+        f"{requirers} require {needed}. An onnxruntime "
         "built against a newer numpy fails at import ('numpy.core.multiarray failed to "
         "import', 'module compiled against API version ...').",
         evidence,
         fix,
     )
-
