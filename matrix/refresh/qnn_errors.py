@@ -24,6 +24,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .cache import _write_atomic
+from .common import EXIT_OK, EXIT_USAGE
+
 _DEFINE = re.compile(r"^\s*#define\s+(QNN_\w+)\s+\(?([\w\s+]+?)\)?\s*$")
 _ENUMERATOR = re.compile(r"^\s*(QNN_\w+)\s*=\s*([\w\s+()]+?)\s*,?\s*(?://.*)?$")
 _DOC = re.compile(r"^\s*///\s?(.*)$")
@@ -112,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not (args.headers / "QnnCommon.h").is_file():
         print(f"no QnnCommon.h in {args.headers}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     codes = table(read_headers(args.headers))
     document = {
         "schema_version": 1,
@@ -121,9 +124,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "sources": args.source,
         "codes": codes,
     }
-    args.out.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", "utf-8")
+    _write_atomic(args.out, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
     print(f"{len(codes)} codes written to {args.out}")
-    return 0
+    return EXIT_OK
 
 
 if __name__ == "__main__":
