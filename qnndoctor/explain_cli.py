@@ -102,7 +102,6 @@ def explain(
     # Nothing matched: the lines that read like the failure, to search for or report.
     lines = () if diagnosis.candidates else diagnosis.failure_lines(text)
     document["failure_lines"] = [{"line": number, "text": line} for number, line in lines]
-    document["qnn_error_codes"] = [m.to_json() for m in diagnosis.qnn_codes(text)]
     return document
 
 
@@ -252,6 +251,10 @@ def run_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if warning:
             err.write(f"qnndoctor: warning: {warning}\n")
     document = explain(text, args.exit_code, facts, socs=socs, text_facts=not args.no_facts)
+    from .diagnosis import qnn_codes
+
+    for problem in qnn_codes.problems:  # a damaged install: codes go unnamed, say why
+        err.write(f"qnndoctor: warning: QNN error codes are not named: {problem}\n")
     if args.json:
         if not args.no_redact:
             from .redact import redact_document

@@ -88,14 +88,11 @@ def with_smoke_diagnosis(facts: Facts, matrix: Matrix) -> Facts:
     if diagnosis is None:
         values = {**smoke.values, "signatures": [], "diagnosis": [], "qnn_error_codes": []}
     else:
-        from .smoke.outcome import failure_text
-
         summary = diagnosis.to_json()["candidates"][:3]
-        codes = diagnosis.qnn_codes(failure_text(smoke.values)[0])
         values = {
             **smoke.values,
             "signatures": diagnosis.ids(),
-            "qnn_error_codes": [m.to_json() for m in codes],
+            "qnn_error_codes": [m.to_json() for m in diagnosis.codes],
             "diagnosis": [
                 {
                     **{k: c[k] for k in ("id", "title", "confidence", "score", "cause", "fix")},

@@ -244,3 +244,23 @@ def test_a_failed_smoke_session_names_its_codes(tmp_path: Path) -> None:
     assert [c["code"] for c in document["smoke"]["qnn_error_codes"]] == [6022]
     failed = next(f for f in report.findings if f.id == "smoke-failed")
     assert "6022 = QNN_GRAPH_ERROR_FINALIZE_FAILED (Graph finalize failed)" in failed.explanation
+
+
+def test_a_damaged_code_table_is_said_not_hidden(
+    cli: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A damaged install still explains, names no code, and says why on stderr."""
+    (tmp_path / "qnn_errors.json").write_text('{"codes": [{"code": "x"', "utf-8")
+    monkeypatch.setattr(qnn_codes, "package_dir", lambda _name: tmp_path)
+    monkeypatch.setattr(qnn_codes, "problems", [])
+    qnn_codes.table.cache_clear()
+    try:
+        log = tmp_path / "log.txt"
+        log.write_text("ERROR: QnnGraph_execute failed with error 6020\n", "utf-8")
+        assert callable(cli)
+        result = cli("explain", "--log", str(log), "--json")
+        assert json.loads(result.out)["qnn_error_codes"] == []
+        assert "QNN error codes are not named" in result.err
+        assert "qnn_errors.json: JSONDecodeError" in result.err
+    finally:
+        qnn_codes.table.cache_clear()

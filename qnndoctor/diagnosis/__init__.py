@@ -18,7 +18,7 @@ from typing import Any
 from ..matrixdata import Soc
 from . import qnn_codes, textfacts
 from .catalogue import Catalogue, CatalogueError, Signature, load
-from .engine import CLOSE_MARGIN, Candidate, Excluded, Verdict, score
+from .engine import CLOSE_MARGIN, Candidate, Excluded, Verdict, clean_lines, score
 from .facts import DiagnosisFacts, Fact, from_report_facts, merge
 from .resemblance import MIN_SIMILARITY, failure_lines
 
@@ -43,6 +43,8 @@ DECIDE_HINT = "run `qnndoctor check` on the affected machine to decide"
 class Diagnosis:
     verdict: Verdict
     facts: DiagnosisFacts
+    # The QNN API error codes the text names, matched by a cause or not.
+    codes: tuple[qnn_codes.Mention, ...] = ()
 
     @property
     def candidates(self) -> tuple[Candidate, ...]:
@@ -62,12 +64,6 @@ class Diagnosis:
 
         skip = frozenset(number for number, _id in self.verdict.harmless)
         return failure_lines(clean_lines(text), skip)
-
-    def qnn_codes(self, text: str) -> tuple[qnn_codes.Mention, ...]:
-        """The QNN API error codes ``text`` names, with their names and meanings."""
-        from .engine import clean_lines
-
-        return qnn_codes.find(clean_lines(text))
 
     def doubt(self, rank: int) -> str | None:
         """Why a matched candidate, however high it scored, is only a weak answer
@@ -164,6 +160,7 @@ class Diagnosis:
                 {"line": number, "id": harmless_id} for number, harmless_id in self.verdict.harmless
             ],
             "facts": self.facts.to_json(),
+            "qnn_error_codes": [m.to_json() for m in self.codes],
         }
 
 
@@ -192,4 +189,4 @@ def diagnose(
         facts=used,
         resemblance=resemblance,
     )
-    return Diagnosis(verdict, used)
+    return Diagnosis(verdict, used, qnn_codes.find(clean_lines(text)))
