@@ -39,6 +39,12 @@ __all__ = [
 DECIDE_HINT = "run `qnndoctor check` on the affected machine to decide"
 
 
+def _competes(other: Candidate, candidate: Candidate) -> bool:
+    """Whether ``other`` speaks against ``candidate``'s confidence: a
+    consequence (a follow-on message) never does against a cause."""
+    return not (other.signature.consequence and not candidate.signature.consequence)
+
+
 @dataclass(frozen=True)
 class Diagnosis:
     verdict: Verdict
@@ -81,7 +87,7 @@ class Diagnosis:
         if rank == 0 and len(self.verdict.candidates) > 1:
             second = self.verdict.candidates[1]
             if (
-                not (second.signature.consequence and not candidate.signature.consequence)
+                _competes(second, candidate)
                 and second.raised_by != "resemblance"
                 and candidate.score - second.score <= CLOSE_MARGIN
                 and (second.resemblance or 0.0) > candidate.resemblance
@@ -97,11 +103,10 @@ class Diagnosis:
         if self.doubt(rank):
             return "low"
         # What resemblance added only orders look-alikes: it never makes an answer surer.
-        # A consequence of this cause (its follow-on message) does not compete with it.
         others = [
             c.matched_score
             for i, c in enumerate(self.verdict.candidates)
-            if i != rank and not (c.signature.consequence and not candidate.signature.consequence)
+            if i != rank and _competes(c, candidate)
         ]
         margin = candidate.matched_score - max(others, default=0)
         sure = candidate.sure_score

@@ -376,6 +376,31 @@ def root_cause_first(candidates: list[Candidate]) -> int | None:
     return None
 
 
+def _root_cause_order(
+    candidates: list[Candidate],
+) -> tuple[list[Candidate], Candidate, bool] | None:
+    """When ``root_cause_first`` finds one: the new order (that cause, the
+    other causes named before the consequence, then the rest), the
+    consequence it moved ahead of, and whether the next cause ties with it."""
+    root = root_cause_first(candidates)
+    if root is None:
+        return None
+    first, consequence = candidates[root], candidates[0]
+    limit = consequence.first_at
+    assert limit is not None  # root_cause_first checked it
+    earlier = [
+        c
+        for c in candidates
+        if c is not first
+        and not c.signature.consequence
+        and c.first_at is not None
+        and c.first_at < limit
+    ]
+    rest = [c for c in candidates if c is not first and c not in earlier]
+    tie = bool(earlier) and earlier[0].rank_key() == first.rank_key()
+    return [first, *earlier, *rest], consequence, tie
+
+
 def score(
     text: str,
     catalogue: Catalogue,
@@ -427,28 +452,20 @@ def score(
             c.signature.id,
         )
     )
-    root = root_cause_first(candidates)
-    if root is not None:
-        first = candidates.pop(root)
-        followed = candidates[0]
-        candidates.insert(0, first)
-        why: tuple[str, ...] = (
-            f"its message comes earlier in the log than {followed.signature.id}'s, "
+    reordered = _root_cause_order(candidates)
+    why: tuple[str, ...] = ()
+    if reordered is not None:
+        candidates, consequence, tie = reordered
+        why = (
+            f"its message comes earlier in the log than {consequence.signature.id}'s, "
             "which only follows from an earlier failure",
         )
-        # Other causes the log names before the consequence come next (a
-        # look-alike of the same standing is still a tie), then the rest.
-        assert followed.first_at is not None  # root_cause_first checked it
-        limit = followed.first_at
-        earlier = [
-            c
-            for c in candidates[1:]
-            if not c.signature.consequence and c.first_at is not None and c.first_at < limit
-        ]
-        candidates = [first, *earlier, *(c for c in candidates[1:] if c not in earlier)]
-        tie = bool(earlier) and earlier[0].rank_key() == first.rank_key()
-        excluded.sort(key=lambda e: (-e.text_score, e.signature.id))
-        return Verdict(tuple(candidates), tuple(excluded), harmless, tie, why)
+    else:
+        tie = len(candidates) > 1 and candidates[0].rank_key() == candidates[1].rank_key()
+        if len(candidates) > 1 and candidates[0].score - candidates[1].score <= CLOSE_MARGIN:
+            why = () if tie else _why_first(candidates[0], candidates[1])
+    excluded.sort(key=lambda e: (-e.text_score, e.signature.id))
+    return Verdict(tuple(candidates), tuple(excluded), harmless, tie, why)
     tie = len(candidates) > 1 and candidates[0].rank_key() == candidates[1].rank_key()
     why = ()
     if (
