@@ -77,6 +77,16 @@ def test_explain_names_the_code_in_text_and_json() -> None:
             "written": "number",
         }
     ]
+    import io
+
+    from qnndoctor.explain_cli import render_text
+
+    shown = io.StringIO()
+    render_text(document, shown)
+    assert (
+        "  line 1: 6020 QNN_GRAPH_ERROR_CREATE_FAILED: Failure in creating graph with specified "
+        "configuration\n" in shown.getvalue()
+    )
 
 
 @pytest.fixture(scope="module")
