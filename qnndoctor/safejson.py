@@ -11,10 +11,17 @@ a clear ``BadJSON`` (a ``ValueError``) instead, and nothing deeper than
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .decoding import decode
 
+# What the end of a cut document can look like where json.loads stops: a
+# literal cut short ("tr", "-"), a number cut after "." or "e", a \u escape
+# cut inside its four digits.
+_LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")
+_CUT_NUMBER = re.compile(r"\.|[eE][-+]?")
+_CUT_ESCAPE = re.compile(r"\\?u?[0-9a-fA-F]{0,4}")
 # Reports nest about 10 levels, the release matrix about 8.
 MAX_DEPTH = 64
 # json.loads makes exactly these types for objects and arrays.
@@ -44,6 +51,23 @@ def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
+def _ends_early(exc: json.JSONDecodeError) -> bool:
+    """Whether the parser stopped because the text ends, not because it is wrong.
+
+    A ticket cut in half is the common bad ticket; saying so tells the user
+    to send the whole file again rather than look for a typo."""
+    tail = exc.doc[exc.pos :].rstrip()
+    if not tail or exc.msg.startswith("Unterminated string"):
+        return True
+    if exc.msg.startswith("Expecting value"):
+        return any(word.startswith(tail) for word in _LITERALS)
+    if exc.msg.startswith("Expecting ',' delimiter"):
+        return _CUT_NUMBER.fullmatch(tail) is not None
+    if exc.msg.startswith("Invalid \\uXXXX escape"):
+        return _CUT_ESCAPE.fullmatch(tail) is not None
+    return False
+
+
 def loads(text: str | bytes, what: str) -> Any:
     """Parse ``text`` (``what`` names it in messages)."""
     try:
@@ -57,8 +81,7 @@ def loads(text: str | bytes, what: str) -> Any:
     except RecursionError as exc:
         raise BadJSON(f"{what} is nested too deeply to be read") from exc
     except json.JSONDecodeError as exc:
-        ends_early = exc.pos >= len(exc.doc.rstrip()) or exc.msg.startswith("Unterminated string")
-        cut = " (the file looks truncated)" if ends_early else ""
+        cut = " (the file looks truncated)" if _ends_early(exc) else ""
         raise BadJSON(
             f"{what} is not valid JSON{cut}: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from exc

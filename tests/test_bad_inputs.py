@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from conftest import CliResult, validate_report
 
-from qnndoctor import matrixdata
+from qnndoctor import matrixdata, safejson
 from qnndoctor._layout import package_dir
 from qnndoctor.matrixdata.checked import STAMP_SUFFIX
 
@@ -133,6 +133,49 @@ def test_a_bad_ticket_is_a_clear_error(
                 validate_report(document)
         else:
             assert result.out == ""
+
+
+# Every kind of token a report holds: literals, negative and exponent numbers,
+# escapes (a surrogate pair too), nesting; compact and indented, ASCII and not.
+_SAMPLE = {
+    "a": [True, False, None, -12.5e-3, 0, 'x\u00e9\\"y\n', {"b": {}}],
+    "c": 1e10,
+    "d": "\U0001f600",
+}
+_SAMPLES = [
+    json.dumps(_SAMPLE, indent=1),
+    json.dumps(_SAMPLE, ensure_ascii=False, separators=(",", ":")),
+]
+
+
+@pytest.mark.parametrize("text", _SAMPLES, ids=["indented", "compact"])
+def test_a_document_cut_anywhere_is_called_truncated(text: str) -> None:
+    """CI once cut a ticket inside `true`; its error said only "Expecting value"."""
+    said = {}
+    for end in range(len(text)):
+        with pytest.raises(safejson.BadJSON) as caught:
+            safejson.loads(text[:end], "ticket")
+        said[text[max(0, end - 10) : end]] = str(caught.value)
+    assert [cut for cut, error in said.items() if "looks truncated" not in error] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": tru e}',
+        '{"a": -x}',
+        '{"a": 1.x}',
+        '{"a": 1ee}',
+        '{"a": "\\u12zz"}',
+        '{"a" 1}',
+        "[1,]",
+    ],
+)
+def test_a_wrong_document_is_not_called_truncated(text: str) -> None:
+    with pytest.raises(safejson.BadJSON) as caught:
+        safejson.loads(text, "ticket")
+    assert "not valid JSON" in str(caught.value)
+    assert "truncated" not in str(caught.value)
 
 
 @pytest.fixture
