@@ -466,13 +466,3 @@ def score(
             why = () if tie else _why_first(candidates[0], candidates[1])
     excluded.sort(key=lambda e: (-e.text_score, e.signature.id))
     return Verdict(tuple(candidates), tuple(excluded), harmless, tie, why)
-    tie = len(candidates) > 1 and candidates[0].rank_key() == candidates[1].rank_key()
-    why = ()
-    if (
-        len(candidates) > 1
-        and candidates[0].score - candidates[1].score <= CLOSE_MARGIN
-        and not tie
-    ):
-        why = _why_first(candidates[0], candidates[1])
-    excluded.sort(key=lambda e: (-e.text_score, e.signature.id))
-    return Verdict(tuple(candidates), tuple(excluded), harmless, tie, why)
