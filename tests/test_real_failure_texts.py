@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import onnx_models
 
 from qnndoctor.diagnosis import diagnose
 from qnndoctor.explain_cli import explain
@@ -174,3 +175,77 @@ def test_todays_wording_is_recognised(healthy_venv: Path, script: str, expected:
         # its look-alike (1.x shadowed) next; the CPU-fallback refusal it led to after both
         consequence = ids.index("cpu-fallback-disabled-unsupported-nodes")
         assert ids.index("provider-not-listed-shadowed-by-other-onnxruntime") < consequence
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory: pytest.TempPathFactory, healthy_venv: Path) -> Path:
+    """The shipped model compiled by the real 2.7.0, its context in a .bin beside it."""
+    folder = tmp_path_factory.mktemp("compiled")
+    return onnx_models.compile_ep_context(healthy_venv, MODEL, folder / "m_ctx.onnx")
+
+
+def _compiled_session(model: str, *config: tuple[str, str]) -> str:
+    """A 2.x session of ``model`` (a Python expression) with session ``config``."""
+    entries = "".join(f"options.add_session_config_entry({k!r}, {v!r})\n" for k, v in config)
+    return (
+        REGISTER + "devices = [d for d in ort.get_ep_devices() if d.ep_name == "
+        "'QNNExecutionProvider']\noptions = ort.SessionOptions()\n"
+        + entries
+        + "options.add_provider_for_devices(devices, {'backend_type': 'htp'})\n"
+        f"ort.InferenceSession({model}, sess_options=options)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        ("compile-the-compiled", "epcontext-enable-on-compiled-model"),
+        ("output-folder-missing", "epcontext-output-folder-missing"),
+        ("loaded-from-bytes", "ep-context-bin-file-missing"),
+        ("device-id", "device-id-not-found"),
+    ],
+)
+def test_context_and_device_failures_of_today(
+    healthy_venv: Path, compiled: Path, tmp_path: Path, case: str, expected: str
+) -> None:
+    scripts = {
+        # ep.context_enable belongs to compiling; on a compiled model it fails
+        "compile-the-compiled": _compiled_session(repr(str(compiled)), ("ep.context_enable", "1")),
+        "output-folder-missing": _compiled_session(
+            repr(str(MODEL)),
+            ("ep.context_enable", "1"),
+            ("ep.context_file_path", str(tmp_path / "no-such-folder" / "m_ctx.onnx")),
+        ),
+        # from bytes, the .bin is looked for relative to the working directory
+        "loaded-from-bytes": _compiled_session(f"open({str(compiled)!r}, 'rb').read()"),
+    }
+    if case == "device-id":
+        stderr = _failure(healthy_venv, {"backend_type": "htp", "device_id": "7"})
+    else:
+        stderr = _stderr_of_failing(healthy_venv, scripts[case])
+    document = explain(stderr, None, None, socs=load_socs())
+    ids = [c["id"] for c in document["candidates"]]
+    assert ids[:1] == [expected], (ids, stderr[-800:])
+    assert document["candidates"][0]["confidence"] in ("medium", "high")
+    if case == "loaded-from-bytes":
+        assert "ep.context_file_path" in document["candidates"][0]["fix"]
+    if case == "output-folder-missing":
+        assert not (tmp_path / "no-such-folder").exists()
+
+
+def test_a_context_loaded_from_bytes_runs_once_its_path_is_given(
+    healthy_venv: Path, compiled: Path
+) -> None:
+    """The fix the bytes case prints works: ep.context_file_path names the model."""
+    script = _compiled_session(
+        f"open({str(compiled)!r}, 'rb').read()", ("ep.context_file_path", str(compiled))
+    )
+    run = subprocess.run(
+        [str(healthy_venv), "-c", script],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-800:]
