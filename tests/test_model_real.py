@@ -5,6 +5,7 @@ the Linux x86-64 HTP simulator, real models, real EPContext compilation."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -187,6 +188,58 @@ def test_ep_context_compatible_with_its_own_runtime(
     assert doc["placement"]["status"] == "passed" and doc["placement"]["nodes_on_qnn"] >= 1
     assert "error" in doc["timings"]["cpu"]  # an EPContext node has no CPU kernel
     assert code == 0 and "model-context-newer-than-runtime" not in finding_ids(doc)
+
+
+_NO_FALLBACK_SESSION = (
+    "import sys, onnxruntime as ort, onnxruntime_qnn as qnn\n"
+    "ort.register_execution_provider_library('QNNExecutionProvider', qnn.get_library_path())\n"
+    "devices = [d for d in ort.get_ep_devices() if d.ep_name == 'QNNExecutionProvider']\n"
+    "options = ort.SessionOptions()\n"
+    "options.add_session_config_entry('session.disable_cpu_ep_fallback', '1')\n"
+    "options.add_provider_for_devices(devices, {'backend_type': 'htp'})\n"
+    "ort.InferenceSession(sys.argv[1], sess_options=options)\n"
+)
+
+
+def _loads_without_cpu_fallback(python: Path, model: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(python), "-c", _NO_FALLBACK_SESSION, str(model)],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
+
+
+def test_compiled_io_quantization_is_named_not_counted_as_a_fallback_and_the_run_agrees(
+    cli: Cli, healthy_venv: Path, ep_context: Path, tmp_path: Path
+) -> None:
+    """Compiled with the default offload_graph_io_quantization, the graph I/O
+    Q/DQ stay outside the EPContext node: named as such (not "mostly on CPU"),
+    and a session with CPU fallback disabled really refuses the model; compiled
+    with the option off, as the fix says, the model has nothing outside."""
+    _, doc = model_json(cli, str(ep_context), "--python", str(healthy_venv))
+    assert "model-mostly-on-cpu" not in finding_ids(doc)
+    named = next(f for f in doc["findings"] if f["id"] == "model-context-io-quantization-on-cpu")
+    assert named["severity"] == "info"
+    outside = {e["fact"]: e["value"] for e in named["evidence"]}[
+        "placement.io_quantization_outside_context"
+    ]
+    assert outside == ["QuantizeLinear:q_x", "DequantizeLinear:dq_y"]
+    assert "offload_graph_io_quantization='0'" in named["fix"]["text"]
+    refused = _loads_without_cpu_fallback(healthy_venv, ep_context)
+    assert refused.returncode != 0
+    assert "fallback to CPU EP has been explicitly disabled" in refused.stderr
+
+    fixed = onnx_models.compile_ep_context(
+        healthy_venv, QDQ_MODEL, tmp_path / "io_ctx.onnx", offload_graph_io_quantization="0"
+    )
+    _, doc = model_json(cli, str(fixed), "--python", str(healthy_venv))
+    assert doc["model"]["nodes_total"] == 1
+    assert "model-context-io-quantization-on-cpu" not in finding_ids(doc)
+    loaded = _loads_without_cpu_fallback(healthy_venv, fixed)
+    assert loaded.returncode == 0, loaded.stderr[-800:]
 
 
 def test_ep_context_predicted_incompatible_with_an_older_runtime_and_the_run_confirms(

@@ -231,3 +231,15 @@ def test_every_model_finding_is_documented() -> None:
 
     docs = (Path(__file__).resolve().parent.parent / "docs" / "model.md").read_text("utf-8")
     assert [k for k in KINDS if f"| `{k}` |" not in docs] == []
+
+
+def test_graph_io_quantization_nodes_are_those_at_the_graph_edges() -> None:
+    """Only the Q fed by a graph input and the DQ making a graph output: the
+    inner Q/DQ pairs (and the DQ of a constant) are the model's own compute."""
+    from qnndoctor.model.loading import read_model
+    from qnndoctor.smoke import MODEL
+
+    model = read_model(MODEL)
+    assert {op for _, op, _ in model.nodes} >= {"QuantizeLinear", "DequantizeLinear"}
+    assert len(model.nodes) == 6
+    assert model.io_quantization == ("QuantizeLinear:q_x", "DequantizeLinear:dq_y")

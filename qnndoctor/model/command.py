@@ -161,7 +161,11 @@ def run_model(
     )
     findings += context_found
     if placement is not None:
-        findings += placement_findings(placement, context["compatible"] if context else None)
+        findings += placement_findings(
+            placement,
+            context["compatible"] if context else None,
+            frozenset(model.io_quantization) if model.ep_contexts else frozenset(),
+        )
     if target is not None and pip_target is not None:  # commands that work with its pip
         findings = _fitted(findings, pip_target)
     doc = document(

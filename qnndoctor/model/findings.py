@@ -39,7 +39,9 @@ KINDS = {
             "model-context-unreadable", W, "The context binary names no QNN build or HTP arch"
         ),
         FindingKind(
-            "model-context-lfs-pointer", E, "A Git LFS pointer file stands in for the context binary"
+            "model-context-lfs-pointer",
+            E,
+            "A Git LFS pointer file stands in for the context binary",
         ),
         FindingKind(
             "model-context-newer-than-runtime",
@@ -54,6 +56,11 @@ KINDS = {
         ),
         FindingKind("model-mostly-on-cpu", W, "Most of the model runs on the CPU, not on QNN"),
         FindingKind("model-partly-on-cpu", INFO, "Some nodes fell back to the CPU"),
+        FindingKind(
+            "model-context-io-quantization-on-cpu",
+            INFO,
+            "The compiled model converts its inputs and outputs on the CPU",
+        ),
         FindingKind("model-session-failed", E, "The model did not load on QNN in the target"),
         FindingKind("model-run-crashed", E, "The placement run crashed or hung"),
     )

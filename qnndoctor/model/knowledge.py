@@ -83,6 +83,11 @@ DYNAMIC_SHAPE_SOURCES = (
     "QNN-ExecutionProvider.md#model-requirements",
     "https://onnxruntime.ai/docs/tutorials/mobile/helpers/make-dynamic-shape-fixed.html",
 )
+IO_OFFLOAD_SOURCES = (  # offload_graph_io_quantization: added, then made the default
+    "https://github.com/microsoft/onnxruntime/pull/22436",
+    "https://github.com/microsoft/onnxruntime/pull/23368",
+    QNN_OPS_SOURCE.replace("#supported-onnx-operators", "#configuration-options"),
+)
 CONTEXT_SOURCES = (
     "https://github.com/onnxruntime/onnxruntime-qnn/blob/main/docs/execution_providers/"
     "QNN-ExecutionProvider.md#qnn-context-binary-cache-feature",

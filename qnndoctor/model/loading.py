@@ -95,6 +95,11 @@ class ModelInfo:
     initializer_types: dict[str, int]  # dtype -> count
     ep_contexts: tuple[EpContextNode, ...]
     external_data: tuple[ExternalData, ...]
+    # ``Op:name`` of the QuantizeLinear nodes fed by a graph input and the
+    # DequantizeLinear nodes that make a graph output: a compiled model keeps
+    # them outside its EPContext node when compiled with
+    # offload_graph_io_quantization on (the default).
+    io_quantization: tuple[str, ...] = ()
 
     @property
     def op_counts(self) -> dict[str, int]:
@@ -246,6 +251,17 @@ def read_model(path: str | Path) -> ModelInfo:
     )
     nodes = tuple((n.domain, n.op_type, n.name) for n in graph.node)
     contexts = tuple(_ep_context(n) for n in graph.node if (n.domain, n.op_type) == EP_CONTEXT)
+    inputs = {v.name for v in graph.input}
+    outputs = {v.name for v in graph.output}
+    io_quantization = tuple(
+        f"{n.op_type}:{n.name}"
+        for n in graph.node
+        if n.domain in ("", "ai.onnx")
+        and (
+            (n.op_type == "QuantizeLinear" and n.input[:1] and n.input[0] in inputs)
+            or (n.op_type == "DequantizeLinear" and n.output[:1] and n.output[0] in outputs)
+        )
+    )
     return ModelInfo(
         path=path,
         size=len(data),
@@ -260,4 +276,5 @@ def read_model(path: str | Path) -> ModelInfo:
         initializer_types=dict(types),
         ep_contexts=contexts,
         external_data=_external(model, path.parent),
+        io_quantization=io_quantization,
     )

@@ -7,9 +7,11 @@ from typing import Any, TextIO
 _MARK = {"error": "ERROR", "warning": "WARN ", "info": "info "}
 
 
-def _ms(timing: dict[str, Any] | None) -> str:
+def _ms(timing: dict[str, Any] | None, compiled: bool = False) -> str:
     if not timing:
         return "-"
+    if "error" in timing and compiled:  # its EPContext nodes have no CPU kernel
+        return "not timed (a compiled model runs only on the EP that compiled it)"
     if "error" in timing:
         return "not timed (" + str(timing["error"].get("message", ""))[:90] + ")"
     return f"median {timing['median_ms']} ms, first {timing['first_run_ms']} ms ({timing['runs']} runs)"
@@ -60,9 +62,9 @@ def render_text(doc: dict[str, Any], out: TextIO) -> None:
             write(f"Placement {placement['status']}: {placement.get('reason')}\n")
         timings = doc.get("timings") or {}
         if timings.get("qnn") or timings.get("cpu"):
-            write(
-                f"Timing    QNN {_ms(timings.get('qnn'))}\n          CPU {_ms(timings.get('cpu'))}\n"
-            )
+            compiled = model.get("precision") == "ep-context"
+            write(f"Timing    QNN {_ms(timings.get('qnn'))}\n")
+            write(f"          CPU {_ms(timings.get('cpu'), compiled)}\n")
     for note in doc.get("notes") or []:
         write(f"Note      {note}\n")
     findings = doc.get("findings") or []

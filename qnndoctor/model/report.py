@@ -17,7 +17,13 @@ SCHEMA = f"qnndoctor-model/{MODEL_SCHEMA_VERSION}"
 MOSTLY_CPU = 0.5  # below this share of nodes on QNN, the NPU does little of the work
 
 
-def placement_findings(placement: Placement, context_compatible: bool | None) -> list[ModelFinding]:
+def placement_findings(
+    placement: Placement,
+    context_compatible: bool | None,
+    compiled_io: frozenset[str] = frozenset(),
+) -> list[ModelFinding]:
+    """``compiled_io``: a compiled model's graph I/O Quantize/Dequantize nodes
+    (``ModelInfo.io_quantization``), which compilation leaves to the CPU EP."""
     if placement.status in ("crashed", "timed_out"):
         return [
             finding(
@@ -48,11 +54,13 @@ def placement_findings(placement: Placement, context_compatible: bool | None) ->
         ]
     if placement.status != "passed" or not placement.nodes_total:
         return []
-    fell_back = placement.fell_back
+    outside = tuple(n for n in placement.fell_back if n in compiled_io)
+    found = [_io_outside_context(outside)] if outside else []
+    fell_back = tuple(n for n in placement.fell_back if n not in compiled_io)
     if not fell_back:
-        return []
+        return found
     # The EP's own I/O quantization offload is neither QNN's work nor a fallback.
-    compute = placement.nodes_total - len(placement.io_offloaded)
+    compute = placement.nodes_total - len(placement.io_offloaded) - len(outside)
     share = (placement.nodes_on_qnn or 0) / compute if compute > 0 else 0.0
     why = "; ".join(
         f"{node}: {placement.fallback_reasons.get(node, 'no reason logged')}"
@@ -64,6 +72,7 @@ def placement_findings(placement: Placement, context_compatible: bool | None) ->
     # does not load) and the session quietly ran on the CPU.
     logged = first_error(placement.log_lines) if not placement.nodes_on_qnn else None
     return [
+        *found,
         finding(
             kind,
             f"{placement.nodes_on_qnn} of {placement.nodes_total} nodes run on QNN in "
@@ -78,8 +87,25 @@ def placement_findings(placement: Placement, context_compatible: bool | None) ->
                 "placement.method": placement.method,
             },
             sources=(K.QNN_OPS_SOURCE,),
-        )
+        ),
     ]
+
+
+def _io_outside_context(nodes: tuple[str, ...]) -> ModelFinding:
+    shown = ", ".join(nodes[:6]) + (f" (and {len(nodes) - 6} more)" if len(nodes) > 6 else "")
+    return finding(
+        "model-context-io-quantization-on-cpu",
+        f"{len(nodes)} Quantize/Dequantize node(s) at the graph's inputs and outputs ({shown}) "
+        "sit outside the EPContext node, so the CPU EP runs them: the model was compiled with "
+        "offload_graph_io_quantization on (the default). That is cheap and works, but a "
+        'session with session.disable_cpu_ep_fallback=1 refuses this model ("assigned to the '
+        'default CPU EP, but fallback to CPU EP has been explicitly disabled").',
+        fix="To run it with CPU fallback disabled, compile the original model again with the "
+        "QNN provider option offload_graph_io_quantization='0': the conversion then happens "
+        "inside the context.",
+        evidence={"placement.io_quantization_outside_context": list(nodes)},
+        sources=K.IO_OFFLOAD_SOURCES,
+    )
 
 
 def exit_code(findings: list[ModelFinding], fail_on: Severity) -> int:
