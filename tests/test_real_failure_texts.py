@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import json
 import subprocess
+import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import CliResult
 from helpers import onnx_models
 
 from qnndoctor.diagnosis import diagnose
@@ -249,3 +252,43 @@ def test_a_context_loaded_from_bytes_runs_once_its_path_is_given(
         timeout=300,
     )
     assert run.returncode == 0, run.stderr[-800:]
+
+
+def test_an_older_qnn_on_ld_library_path_is_named_with_the_probe_fact_that_confirms_it(
+    cli: Callable[..., CliResult],
+    healthy_venv: Path,
+    real_wheels: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A QAIRT SDK's lib folder on LD_LIBRARY_PATH (here: the real QNN 2.47 libraries
+    of the onnxruntime-qnn 2.3.0 wheel, with their own libc++) is searched before
+    the package's own folder: the 2.7.0 EP loads the older libQnnHtp.so and refuses
+    its interface. The smoke session's first answer names that, and the saved
+    report's fact (QNN libraries on the loader path) supports it."""
+    sdk = tmp_path / "qairt" / "lib" / "x86_64-linux-clang"
+    sdk.mkdir(parents=True)
+    with zipfile.ZipFile(real_wheels["onnxruntime-qnn==2.3.0"]) as wheel:
+        for name in wheel.namelist():
+            base = name.rsplit("/", 1)[-1]
+            if base.startswith(("libQnnHtp.so", "libQnnSystem.so", "libc++", "libunwind")):
+                (sdk / base).write_bytes(wheel.read(name))
+    monkeypatch.setenv("LD_LIBRARY_PATH", str(sdk))
+    result = cli("check", "--python", str(healthy_venv), "--json")
+    report = result.json()
+    assert report["smoke"]["status"] == "failed"
+    first = report["smoke"]["diagnosis"][0]
+    assert first["id"] == "qnn-interface-version-too-old", report["smoke"]["diagnosis"]
+    assert any("qnn_on_loader_path is True" in line for line in first["evidence"])
+    assert "system-qnn-on-loader-path" in [f["id"] for f in report["findings"]]
+    # Re-diagnosed later from the saved ticket, on a machine without that path.
+    monkeypatch.delenv("LD_LIBRARY_PATH")
+    ticket = tmp_path / "ticket.json"
+    ticket.write_text(result.out, encoding="utf-8")
+    log = tmp_path / "log.txt"
+    smoke = report["smoke"]
+    log.write_text("\n".join([*smoke["log_lines"], smoke["stderr_tail"] or "", smoke["reason"]]))
+    again = cli("explain", "--log", str(log), "--from-report", str(ticket), "--json").json()
+    assert again["candidates"][0]["id"] == "qnn-interface-version-too-old"
+    used = {f["key"]: f["value"] for f in again["facts"]["used"]}
+    assert used["qnn_on_loader_path"] is True

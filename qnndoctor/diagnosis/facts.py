@@ -35,6 +35,7 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "non_ascii_path": "a relevant path has non-ASCII characters",
         "leftover_dirs": "~nnxruntime-style folders of a half-finished uninstall",
         "adsp_library_path": "ADSP_LIBRARY_PATH value",
+        "qnn_on_loader_path": "QNN libraries from outside onnxruntime-qnn on PATH / LD_LIBRARY_PATH",
         "qnn_library_damaged": "a bundled QNN library is truncated or unreadable",
         "backend": "QNN backend: htp | gpu | cpu",
         "epcontext": "the model is a pre-compiled EPContext model",
@@ -145,6 +146,18 @@ def _sdk_version(facts: Facts) -> str | None:
     return None
 
 
+def _qnn_on_loader_path(facts: Facts) -> bool | None:
+    """Whether a folder on the loader's search path holds QNN libraries (the
+    probe lists only folders outside onnxruntime-qnn's own)."""
+    if not facts.ok("qnn_sdk"):
+        return None
+    return any(
+        isinstance(entry, Mapping) and entry.get("qnn_libraries")
+        for variable in ("path", "ld_library_path")
+        for entry in facts.value("qnn_sdk", f"qnn_on_{variable}") or ()
+    )
+
+
 def from_report_facts(facts: Facts, source: str, socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
     """The vocabulary from probe facts (live, or a saved ticket's); ``socs`` is
     the SoC table that names the chip and its HTP arch."""
@@ -193,6 +206,7 @@ def from_report_facts(facts: Facts, source: str, socs: tuple[Soc, ...] = ()) -> 
             source,
         ),
         Fact("qnn_library_damaged", facts.value("qnn_bundled", "any_library_damaged"), source),
+        Fact("qnn_on_loader_path", _qnn_on_loader_path(facts), source),
     ]
     smoke = facts.probe("smoke")
     if smoke is not None and smoke.get("backend"):
