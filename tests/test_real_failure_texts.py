@@ -115,6 +115,41 @@ def test_a_consequence_alone_stays_first_and_order_in_the_log_decides() -> None:
     assert not any("earlier failure" in reason for reason in after.verdict.why_first)
 
 
+def test_a_chained_cause_printed_last_still_happened_first() -> None:
+    """Python prints the cause of a chained exception at the end, after the log
+    line of the failure it led to; the consequence ranks after that cause. The
+    same lines without the chain marker keep the order of the text."""
+    logged = (
+        "[E:onnxruntime:, inference_session.cc:3175 operator()] Conflicting session "
+        "configuration: explicitly added the CPU EP to the session, but also disabled "
+        "fallback to the CPU EP via session configuration options.\n"
+    )
+    cause = (
+        "Traceback (most recent call last):\n"
+        '  File "app.py", line 9, in <module>\n'
+        "RuntimeError: ep_plugin_provider_interfaces.cc:71 CreateProvider Error creating "
+        "execution provider: [ONNXRuntimeError] : 1 : FAIL : enable_htp_prepare_only=1 "
+        "requires ep.context_enable=1.\n\n"
+    )
+    final = (
+        "Traceback (most recent call last):\n"
+        '  File "app.py", line 9, in <module>\n'
+        "onnxruntime.capi.onnxruntime_pybind11_state.InvalidArgument: [ONNXRuntimeError] : 2 : "
+        "INVALID_ARGUMENT : Conflicting session configuration: explicitly added the CPU EP to "
+        "the session, but also disabled fallback to the CPU EP via session configuration "
+        "options.\n"
+    )
+    marker = "The above exception was the direct cause of the following exception:\n\n"
+    chained = diagnose(logged + cause + marker + final)
+    assert chained.ids()[:2] == [
+        "qnn-ep-creation-failed-option-rejected",
+        "cpu-fallback-disabled-conflicting-cpu-ep",
+    ]
+    assert "only follows from an earlier failure" in chained.verdict.why_first[0]
+    unchained = diagnose(logged + cause + final)
+    assert unchained.ids()[0] == "cpu-fallback-disabled-conflicting-cpu-ep"
+
+
 REGISTER = (
     "import onnxruntime as ort, onnxruntime_qnn as qnn\n"
     "ort.register_execution_provider_library('QNNExecutionProvider', qnn.get_library_path())\n"
@@ -128,6 +163,16 @@ NO_FALLBACK = (
 @pytest.mark.parametrize(
     ("script", "expected"),
     [
+        (  # the EP refuses its options; Python retries on the CPU EP alone, which the
+            # disabled fallback refuses: that log line comes first, the cause's
+            # chained traceback last
+            REGISTER + NO_FALLBACK + "devices = [d for d in ort.get_ep_devices() "
+            "if d.ep_name == 'QNNExecutionProvider']\n"
+            "options.add_provider_for_devices(devices, {'backend_type': 'htp', "
+            "'enable_htp_prepare_only': '1'})\n"
+            "ort.InferenceSession(MODEL, sess_options=options)\n",
+            "qnn-ep-creation-failed-option-rejected",
+        ),
         (  # 1.x code on 2.x: the plugin is never registered
             "import onnxruntime as ort\n" + NO_FALLBACK + "ort.InferenceSession(MODEL, "
             "sess_options=options, providers=['QNNExecutionProvider'])\n",
@@ -162,6 +207,7 @@ NO_FALLBACK = (
         ),
     ],
     ids=[
+        "prepare-only-without-context-enable",
         "providers-list-on-2x",
         "plugin-path-wrong",
         "registered-twice",
@@ -206,6 +252,7 @@ def _compiled_session(model: str, *config: tuple[str, str]) -> str:
         ("output-folder-missing", "epcontext-output-folder-missing"),
         ("loaded-from-bytes", "ep-context-bin-file-missing"),
         ("device-id", "device-id-not-found"),
+        ("compiled-without-the-plugin", "ep-context-node-without-qnn-ep"),
     ],
 )
 def test_context_and_device_failures_of_today(
@@ -221,6 +268,9 @@ def test_context_and_device_failures_of_today(
         ),
         # from bytes, the .bin is looked for relative to the working directory
         "loaded-from-bytes": _compiled_session(f"open({str(compiled)!r}, 'rb').read()"),
+        # 2.x code that forgot the plugin: only the CPU EP is in the session
+        "compiled-without-the-plugin": "import onnxruntime as ort\n"
+        f"ort.InferenceSession({str(compiled)!r})\n",
     }
     if case == "device-id":
         stderr = _failure(healthy_venv, {"backend_type": "htp", "device_id": "7"})

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +44,15 @@ RESEMBLANCE_SCALE = 2  # a guess's score: its similarity, doubled and rounded
 MAX_RESEMBLANCE_BONUS = 3
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 MAX_LINE = 4000
+# Python prints a chained exception's cause first, but only when the program
+# ends: log lines of the later failure come before it in the text although
+# they happened after it. What precedes one of these markers (up to the next
+# traceback) was raised before the exception that follows the marker.
+_CHAINED = re.compile(
+    r"The above exception was the direct cause of the following exception"
+    r"|During handling of the above exception, another exception occurred"
+)
+_TRACEBACK = "Traceback (most recent call last)"
 # QNN's own log lines write error codes in hex ("QnnDsp <E> Failed to get
 # context binary size with err 0x7532"), onnxruntime and the catalogue in
 # decimal (the same failure's next line: "Error 30002", pytorch/executorch#7946).
@@ -240,7 +249,9 @@ def _score(
             # A guess is ranked by its resemblance alone: facts may exclude it, not promote it.
             weight = 0 if resemblance is not None else FACT_WEIGHT
             evidence.append(
-                Evidence("fact", f"{detail} fits {condition.describe()}", weight, fact=condition.fact)
+                Evidence(
+                    "fact", f"{detail} fits {condition.describe()}", weight, fact=condition.fact
+                )
             )
             required_confirmed |= condition.effect == "require"
         elif condition.effect == "require":
@@ -357,12 +368,35 @@ def _weak_and_doubtful(candidate: Candidate) -> bool:
     )
 
 
-def root_cause_first(candidates: list[Candidate]) -> int | None:
+def causal_order(text: str) -> Callable[[int], tuple[int, int]]:
+    """A sort key for positions in ``text`` in the order things happened:
+    a position in a chained exception's cause (before a ``_CHAINED`` marker,
+    with no new traceback in between) comes before every other position."""
+    markers = sorted(
+        [(m.start(), True) for m in _CHAINED.finditer(text)]
+        + [(m.start(), False) for m in re.finditer(re.escape(_TRACEBACK), text)]
+    )
+
+    def when(position: int) -> tuple[int, int]:
+        following = next((chained for at, chained in markers if at > position), False)
+        return (0 if following else 1, position)
+
+    return when
+
+
+def _in_order(position: int) -> tuple[int, int]:
+    return (1, position)
+
+
+def root_cause_first(
+    candidates: list[Candidate], when: Callable[[int], tuple[int, int]] = _in_order
+) -> int | None:
     """The index of the candidate to rank before a first candidate whose
     message only follows from an earlier failure (``consequence`` in the
     catalogue): the best-ranked cause raised by its own message (neither a
-    guess, nor weak and doubtful, nor a consequence itself) that the text
-    names before the consequence's message. None: the order stands."""
+    guess, nor weak and doubtful, nor a consequence itself) that happened
+    before the consequence's message (``when``: see ``causal_order``; by
+    default, the order of the text). None: the order stands."""
     if not candidates:
         return None
     top = candidates[0]
@@ -371,18 +405,22 @@ def root_cause_first(candidates: list[Candidate]) -> int | None:
     for index, c in enumerate(candidates[1:], 1):
         if c.signature.consequence or c.raised_by == "resemblance" or _weak_and_doubtful(c):
             continue
-        if c.first_at is not None and c.first_at < top.first_at and c.matched_score >= WEAK_SCORE:
+        if (
+            c.first_at is not None
+            and when(c.first_at) < when(top.first_at)
+            and c.matched_score >= WEAK_SCORE
+        ):
             return index
     return None
 
 
 def _root_cause_order(
-    candidates: list[Candidate],
+    candidates: list[Candidate], when: Callable[[int], tuple[int, int]]
 ) -> tuple[list[Candidate], Candidate, bool] | None:
     """When ``root_cause_first`` finds one: the new order (that cause, the
-    other causes named before the consequence, then the rest), the
+    other causes that happened before the consequence, then the rest), the
     consequence it moved ahead of, and whether the next cause ties with it."""
-    root = root_cause_first(candidates)
+    root = root_cause_first(candidates, when)
     if root is None:
         return None
     first, consequence = candidates[root], candidates[0]
@@ -394,7 +432,7 @@ def _root_cause_order(
         if c is not first
         and not c.signature.consequence
         and c.first_at is not None
-        and c.first_at < limit
+        and when(c.first_at) < when(limit)
     ]
     rest = [c for c in candidates if c is not first and c not in earlier]
     tie = bool(earlier) and earlier[0].rank_key() == first.rank_key()
@@ -452,12 +490,12 @@ def score(
             c.signature.id,
         )
     )
-    reordered = _root_cause_order(candidates)
+    reordered = _root_cause_order(candidates, causal_order(active))
     why: tuple[str, ...] = ()
     if reordered is not None:
         candidates, consequence, tie = reordered
         why = (
-            f"its message comes earlier in the log than {consequence.signature.id}'s, "
+            f"its failure comes earlier than {consequence.signature.id}'s, "
             "which only follows from an earlier failure",
         )
     else:
