@@ -387,6 +387,12 @@ def test_system_qnn_sdk_on_library_path(
         check=True,
     )
     assert done.stdout == f"{other}:/usr/lib"
+    # The text report's section does not read "ok" above the warning about it.
+    text = cli("check", "--python", str(healthy_venv), "--no-smoke").out
+    assert "System QNN SDK warning (see Findings)" in text
+    monkeypatch.delenv("LD_LIBRARY_PATH")
+    monkeypatch.delenv("QNN_SDK_ROOT")
+    assert "System QNN SDK ok" in cli("check", "--python", str(healthy_venv), "--no-smoke").out
 
 
 def test_local_folder_shadows_onnxruntime(

@@ -44,7 +44,14 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
                 out += ["```", *fix["commands"], "```", ""]
     out += ["<details><summary>Environment</summary>", ""]
     for section in sections(report):
-        out.append(f"**{section.title}**{'' if section.ok else ' (could not check)'}")
+        mark = (
+            " (could not check)"
+            if not section.ok
+            else f" ({section.flagged}: see above)"
+            if section.flagged
+            else ""
+        )
+        out.append(f"**{section.title}**{mark}")
         out += [f"- {_cell(line)}" for line in section.lines]
         out.append("")
     out.append(f"**Smoke session:** {smoke_line(report)}")

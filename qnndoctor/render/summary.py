@@ -26,6 +26,10 @@ class Section:
     title: str
     ok: bool
     lines: tuple[str, ...]
+    # The worst severity of the findings whose evidence cites this probe
+    # ("error", "warning" or None): a section must not read "ok" above a
+    # warning about what it lists.
+    flagged: str | None = None
 
 
 def _interpreter(v: dict[str, Any]) -> list[str]:
@@ -198,8 +202,23 @@ _SUMMARIZERS: dict[str, Callable[[dict[str, Any]], list[str]]] = {
 }
 
 
+def _flagged(report: dict[str, Any]) -> dict[str, str]:
+    """probe key -> the worst severity (error or warning) of the findings citing it."""
+    worst: dict[str, str] = {}
+    for finding in report.get("findings") or []:
+        severity = finding.get("severity")
+        if severity not in ("error", "warning"):
+            continue
+        for evidence in finding.get("evidence") or []:
+            key = str(evidence.get("fact", "")).split(".", 1)[0].split("[", 1)[0]
+            if worst.get(key) != "error":
+                worst[key] = severity
+    return worst
+
+
 def sections(report: dict[str, Any]) -> list[Section]:
     result = []
+    flagged = _flagged(report)
     for key, title in TITLES.items():
         probe = (report.get("facts") or {}).get(key)
         if probe is None:
@@ -213,7 +232,7 @@ def sections(report: dict[str, Any]) -> list[Section]:
             lines = _SUMMARIZERS[key](probe.get("values") or {})
         except Exception as exc:
             lines = [f"(could not summarise: {type(exc).__name__}: {exc})"]
-        result.append(Section(key, title, True, tuple(lines)))
+        result.append(Section(key, title, True, tuple(lines), flagged.get(key)))
     if report.get("inventory"):
         result.append(Section("inventory", "QNN EP sources", True, tuple(inventory_lines(report))))
     return result

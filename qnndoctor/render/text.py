@@ -8,6 +8,10 @@ from rich.console import Console  # this module is imported only to render text
 
 from .summary import counts, recommendation_lines, sections, smoke_line
 
+_FLAG_MARK = {
+    "error": "[bold red]error (see Findings)[/]",
+    "warning": "[yellow]warning (see Findings)[/]",
+}
 _STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold cyan"}
 
 
@@ -38,7 +42,11 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
     console.print(f"  [dim]{escape(str(target.get('how_chosen')))}[/]")
     console.print()
     for section in sections(report):
-        mark = "[green]ok[/]" if section.ok else "[yellow]could not check[/]"
+        mark = (
+            "[yellow]could not check[/]"
+            if not section.ok
+            else _FLAG_MARK.get(section.flagged or "", "[green]ok[/]")
+        )
         console.print(f"[bold]{escape(section.title)}[/] {mark}")
         for line in section.lines:
             console.print(f"  {escape(line)}")
