@@ -6,6 +6,9 @@ each with its link and the cause the thread established.
   dev      cases read while the catalogue's patterns were written
   heldout  cases collected and labelled by someone else, never read while
            writing patterns
+  runtime/heldout  failures made for real on the HTP simulator, each by one
+           deliberate mistake, labelled blind by someone else (the cause is
+           known by construction); never read while writing patterns
 Each case is diagnosed as ``qnndoctor explain`` would: its text, its exit code
 if reported, facts from the text only. Printed: top-1 / top-3 accuracy per
 corpus, and the number of error candidates raised by healthy logs:
@@ -178,9 +181,12 @@ def main() -> int:
     parts = sorted(CORPUS.glob("dev*.json"))
     if not args.dev_only:
         parts += sorted(CORPUS.glob("heldout*.json"))
-    totals = {"development": Score(), "held-out": Score()}
+        # Failures made for real on the simulator by someone who saw only the
+        # catalogue's ids, titles and causes (tests/diagnosis_corpus/runtime/).
+        parts += sorted(CORPUS.glob("runtime/heldout*.json"))
+    totals = {"development": Score(), "held-out": Score(), "runtime-made held-out": Score()}
     for path in parts:
-        name = path.stem
+        name = path.stem if path.parent == CORPUS else f"{path.parent.name}/{path.stem}"
         cases = json.loads(path.read_text("utf-8"))["cases"]
         if not cases:
             print(f"{name:9} (empty)")
@@ -188,7 +194,13 @@ def main() -> int:
         verbose = args.verbose and name.startswith("dev")
         score = _score(cases, verbose, name)
         _print_score(name, score)
-        total = totals["held-out" if name.startswith("heldout") else "development"]
+        total = totals[
+            "runtime-made held-out"
+            if name.startswith("runtime/")
+            else "held-out"
+            if name.startswith("heldout")
+            else "development"
+        ]
         total.total += score.total
         total.top1 += score.top1
         total.top3 += score.top3
