@@ -102,7 +102,48 @@ def explain(
     # Nothing matched: the lines that read like the failure, to search for or report.
     lines = () if diagnosis.candidates else diagnosis.failure_lines(text)
     document["failure_lines"] = [{"line": number, "text": line} for number, line in lines]
+    document["exit_status"] = _exit_status(exit_code, {c["id"] for c in document["candidates"]})
     return document
+
+
+def _exit_status(code: int | None, raised: set[str]) -> dict[str, Any] | None:
+    """What an exit code means, and the catalogued causes that end a process
+    with it but need facts from that machine (an exit code alone never raises
+    a candidate: it only says what kind of death it was)."""
+    if code is None:
+        return None
+    from .diagnosis.catalogue import normalize_exit_code
+    from .smoke.outcome import exit_code_name
+
+    normalized = normalize_exit_code(code)
+    return {
+        "code": code,
+        "name": exit_code_name(code),
+        "known_causes_needing_facts": [
+            {"id": s.id, "title": s.title}
+            for s in load_catalogue().signatures
+            if normalized in s.exit_codes and s.id not in raised
+        ],
+    }
+
+
+def _write_exit_status(out: TextIO, status: dict[str, Any] | None) -> None:
+    if not status or not (status["name"] or status["known_causes_needing_facts"]):
+        return
+    code = int(status["code"])
+    shown = f"{code & 0xFFFFFFFF:#X}".replace("0X", "0x") if abs(code) > 255 else str(code)
+    named = f" ({status['name']})" if status["name"] else ""
+    out.write(f"The process ended with exit code {shown}{named}")
+    known = status["known_causes_needing_facts"]
+    if not known:
+        out.write(".\n")
+        return
+    out.write(
+        "; causes known to end a process this way, which only facts from that machine "
+        "can confirm (an exit code alone names no cause):\n"
+    )
+    for item in known[:4]:
+        out.write(f"  {item['id']}: {item['title']}\n")
 
 
 def _write_candidate(out: TextIO, c: dict[str, Any], heading: str) -> None:
@@ -134,6 +175,7 @@ def render_text(document: dict[str, Any], out: TextIO) -> None:
             )
             for item in document["failure_lines"]:
                 out.write(f"  line {item['line']}: {item['text']}\n")
+        _write_exit_status(out, document.get("exit_status"))
         out.write(NEXT_STEPS)
     else:
         guess = candidates[0].get("raised_by") == "resemblance"

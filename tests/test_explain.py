@@ -103,6 +103,31 @@ def test_exit_code_without_text_names_nothing(cli: Cli, tmp_path: Path) -> None:
     assert result.json()["input"]["exit_code"] == 0xC0000005
 
 
+def test_a_crash_code_without_a_match_says_what_it_means_and_what_needs_facts(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """A process killed by SIGBUS while its log shows only healthy lines (a
+    truncated QNN library, made for real on the simulator): no candidate, but
+    the death is named with the catalogued causes that only facts can confirm."""
+    log = tmp_path / "log.txt"
+    log.write_text(
+        "2026-11-27 09:31:35.536166207 [W:onnxruntime:, qnn_execution_provider.cc:933 QnnEp] "
+        "File mapped weights feature is only available on Windows arm64 devices for QNN API "
+        "versions >= 2.32. Feature will be disabled by default\n"
+    )
+    document = cli("explain", "--log", str(log), "--exit-code", "-7", "--json").json()
+    assert document["candidates"] == []
+    status = document["exit_status"]
+    assert status["name"] == "SIGBUS"
+    assert "truncated-qnn-library-sigbus" in [c["id"] for c in status["known_causes_needing_facts"]]
+    text = cli("explain", "--log", str(log), "--exit-code", "-7").out
+    assert "exit code -7 (SIGBUS)" in text and "truncated-qnn-library-sigbus" in text
+    windows = cli("explain", "--log", str(log), "--exit-code", "-1073741819").out
+    assert "exit code 0xC0000005 (STATUS_ACCESS_VIOLATION)" in windows
+    plain = cli("explain", "--log", str(log), "--json").json()
+    assert plain["exit_status"] is None
+
+
 def test_reads_stdin_and_reports_no_match(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "qnndoctor", "explain", "--log", "-"],
