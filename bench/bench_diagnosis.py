@@ -178,7 +178,7 @@ def main() -> int:
     # Every development part (dev*.json) and every held-out part (heldout*.json).
     # Misses are listed for development parts only: listing a held-out miss
     # would show its text's label to whoever tunes the patterns next.
-    parts = sorted(CORPUS.glob("dev*.json"))
+    parts = sorted(CORPUS.glob("dev*.json")) + sorted(CORPUS.glob("runtime/dev*.json"))
     if not args.dev_only:
         parts += sorted(CORPUS.glob("heldout*.json"))
         # Failures made for real on the simulator by someone who saw only the
@@ -191,12 +191,12 @@ def main() -> int:
         if not cases:
             print(f"{name:9} (empty)")
             continue
-        verbose = args.verbose and name.startswith("dev")
+        verbose = args.verbose and "heldout" not in name
         score = _score(cases, verbose, name)
         _print_score(name, score)
         total = totals[
             "runtime-made held-out"
-            if name.startswith("runtime/")
+            if name.startswith("runtime/heldout")
             else "held-out"
             if name.startswith("heldout")
             else "development"

@@ -62,3 +62,21 @@ def test_healthy_texts_raise_no_error_candidate() -> None:
         result = diagnose(path.read_text("utf-8"))
         assert result.candidates == (), (path.name, result.ids())
         assert result.verdict.harmless, path.name
+
+
+RUNTIME_PARTS = sorted(p.stem for p in (CORPUS / "runtime").glob("*.json"))
+
+
+@pytest.mark.parametrize("name", RUNTIME_PARTS)
+def test_runtime_made_cases_carry_their_code_and_a_label(name: str) -> None:
+    """Failures made for real on the simulator (tests/diagnosis_corpus/runtime/):
+    each holds the code that failed, the venv it ran in, the output, and a
+    label naming a catalogue entry or, by construction, a cause without one."""
+    assert name.startswith(("dev", "heldout")), name
+    cases = json.loads((CORPUS / "runtime" / f"{name}.json").read_text("utf-8"))["cases"]
+    ids = {s.id for s in load().signatures}
+    for case in cases:
+        assert case["code"].strip() and case["python"] and case["diagnosis"], case["id"]
+        assert 20 <= len(case["text"]) <= 4000, case["id"]
+        assert case["expected"] in ids or case["expected"].startswith("none:"), case["id"]
+    assert len({c["id"] for c in cases}) == len(cases)
