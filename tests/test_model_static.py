@@ -120,27 +120,7 @@ def test_ir_version_newer_than_the_target_runtime(tmp_path: Path) -> None:
 
 
 def test_missing_external_data_is_an_error(tmp_path: Path) -> None:
-    import numpy as np
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-
-    weight = numpy_helper.from_array(np.ones((64, 64), dtype=np.float32), "w")
-    graph = helper.make_graph(
-        [helper.make_node("MatMul", ["x", "w"], ["y"])],
-        "ext",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])],
-        initializer=[weight],
-    )
-    path = tmp_path / "ext.onnx"
-    onnx.save(
-        helper.make_model(graph),
-        str(path),
-        save_as_external_data=True,
-        all_tensors_to_one_file=True,
-        location="ext.weights",
-        size_threshold=0,
-    )
+    path = onnx_models.external_weights(tmp_path / "ext.onnx")
     assert checks.file_findings(read_model(path), None) == []
     (tmp_path / "ext.weights").unlink()
     (found,) = checks.file_findings(read_model(path), None)

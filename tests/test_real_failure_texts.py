@@ -342,3 +342,28 @@ def test_an_older_qnn_on_ld_library_path_is_named_with_the_probe_fact_that_confi
     assert again["candidates"][0]["id"] == "qnn-interface-version-too-old"
     used = {f["key"]: f["value"] for f in again["facts"]["used"]}
     assert used["qnn_on_loader_path"] is True
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [("ir-14", "model-ir-version-too-new"), ("weights-not-copied", "model-external-data-missing")],
+)
+def test_model_file_failures_of_today(
+    healthy_venv: Path, tmp_path: Path, case: str, expected: str
+) -> None:
+    """The model file itself, before any EP sees it: an IR version newer than
+    onnxruntime 1.31.1 reads, and external weights left behind."""
+    if case == "ir-14":
+        model = onnx_models.relu_ir(tmp_path / "ir14.onnx", 14)
+    else:
+        model = onnx_models.external_weights(tmp_path / "ext.onnx")
+        (tmp_path / "ext.weights").unlink()
+    stderr = _stderr_of_failing(
+        healthy_venv,
+        "import sys, onnxruntime as ort\nort.InferenceSession(sys.argv[1])\n",
+        str(model),
+    )
+    document = explain(stderr, None, None, socs=load_socs())
+    ids = [c["id"] for c in document["candidates"]]
+    assert ids[:1] == [expected], (ids, stderr[-800:])
+    assert document["candidates"][0]["confidence"] in ("medium", "high")

@@ -87,6 +87,27 @@ def relu_ir(path: Path, ir_version: int) -> Path:
     return path
 
 
+def external_weights(path: Path, location: str = "ext.weights") -> Path:
+    """A float MatMul whose weight lives in an external data file beside it."""
+    weight = numpy_helper.from_array(np.ones((64, 64), dtype=np.float32), "w")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])],
+        "ext",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])],
+        initializer=[weight],
+    )
+    onnx.save(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8),
+        str(path),
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location=location,
+        size_threshold=0,
+    )
+    return path
+
+
 _COMPILE = textwrap.dedent(
     """
     import sys, onnxruntime as ort, onnxruntime_qnn as qnn
