@@ -367,3 +367,22 @@ def test_model_file_failures_of_today(
     ids = [c["id"] for c in document["candidates"]]
     assert ids[:1] == [expected], (ids, stderr[-800:])
     assert document["candidates"][0]["confidence"] in ("medium", "high")
+
+
+def test_the_ir_backend_loads_but_does_not_run(healthy_venv: Path) -> None:
+    """backend_path to the package's libQnnIr.so: the session is created, the
+    run fails, and Python's CPU retry trips the disabled fallback. The backend
+    that does not execute is named, before the retry's conflict."""
+    script = (
+        REGISTER + NO_FALLBACK + "import os, numpy as np\n"
+        "devices = [d for d in ort.get_ep_devices() if d.ep_name == 'QNNExecutionProvider']\n"
+        "ir = os.path.join(os.path.dirname(qnn.get_library_path()), 'libQnnIr.so')\n"
+        "options.add_provider_for_devices(devices, {'backend_path': ir})\n"
+        "session = ort.InferenceSession(MODEL, sess_options=options)\n"
+        "session.run(None, {'x': np.ones((1, 8), dtype=np.float32)})\n"
+    )
+    stderr = _stderr_of_failing(healthy_venv, f"MODEL = {str(MODEL)!r}\n" + script)
+    document = explain(stderr, None, None, socs=load_socs())
+    ids = [c["id"] for c in document["candidates"]]
+    assert ids[:1] == ["qnn-ir-or-saver-backend-does-not-execute"], (ids, stderr[-800:])
+    assert "cpu-fallback-disabled-conflicting-cpu-ep" in ids[1:]
