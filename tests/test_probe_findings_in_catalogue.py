@@ -58,6 +58,9 @@ RECOGNISED_BY = {
     ),
     "qnn-library-corrupt": ("truncated-qnn-library-sigbus",),
     "qnn-stub-missing-for-htp-arch": ("htp-stub-library-missing-for-arch",),
+    # a local onnxruntime_qnn.py / numpy.py imported in the package's place fails
+    # as 'partially initialized module' or "'numpy' is not a package" (made for real)
+    "module-shadowed": ("local-file-shadows-package",),
 }
 
 # Information findings whose situation also has a runtime message of its own
@@ -74,8 +77,6 @@ NO_MESSAGE_OF_ITS_OWN = {
     "files-modified": "a file that differs from its RECORD fails however the change makes it "
     "fail; truncated QNN libraries and overwritten flavour files have entries of their own",
     "distribution-installed-twice": "the import system silently takes the first copy on sys.path",
-    "module-shadowed": "a stray `onnxruntime` folder first on sys.path imports without complaint; "
-    "what breaks later depends on what the folder holds",
     "npu-device-problem": "Windows' device problem code is not printed by onnxruntime or QNN",
     "installed-release-unsuitable": "a resolver verdict (platform, Python, SoC), not a runtime "
     "failure; its symptoms are the other entries' (no wheel, load failures)",

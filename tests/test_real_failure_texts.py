@@ -181,7 +181,7 @@ NO_FALLBACK = (
         (
             "import onnxruntime as ort\nort.register_execution_provider_library("
             "'QNNExecutionProvider', '/nonexistent/lib/libonnxruntime_providers_qnn.so')\n",
-            "plugin-library-path-not-loadable",
+            "plugin-library-load-failed",
         ),
         (
             REGISTER + "ort.register_execution_provider_library('QNNExecutionProvider', "
@@ -386,3 +386,83 @@ def test_the_ir_backend_loads_but_does_not_run(healthy_venv: Path) -> None:
     ids = [c["id"] for c in document["candidates"]]
     assert ids[:1] == ["qnn-ir-or-saver-backend-does-not-execute"], (ids, stderr[-800:])
     assert "cpu-fallback-disabled-conflicting-cpu-ep" in ids[1:]
+
+
+QNN_SESSION = (
+    REGISTER
+    + "devices = [d for d in ort.get_ep_devices() if d.ep_name == 'QNNExecutionProvider']\n"
+    "options = ort.SessionOptions()\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        (  # the user's own script is named like the package it imports
+            "import onnxruntime_qnn\n",
+            "local-file-shadows-package",
+        ),
+        (
+            "import onnxruntime as ort, numpy as np\n"
+            "session = ort.InferenceSession(MODEL, providers=['CPUExecutionProvider'])\n"
+            "cancel = ort.RunOptions()\ncancel.terminate = True\n"
+            "session.run(None, {'x': np.ones((1, 8), dtype=np.float32)}, cancel)\n",
+            "run-options-terminate-flag-set",
+        ),
+        (
+            QNN_SESSION + "options.optimized_model_filepath = 'optimized.onnx'\n"
+            "options.add_provider_for_devices(devices, {'backend_type': 'htp'})\n"
+            "ort.InferenceSession(MODEL, sess_options=options)\n",
+            "optimized-model-filepath-with-compiling-ep",
+        ),
+        (
+            QNN_SESSION + "options.add_session_config_entry('session.disable_model_compile', '1')\n"
+            "options.add_provider_for_devices(devices, {'backend_type': 'htp'})\n"
+            "ort.InferenceSession(MODEL, sess_options=options)\n",
+            "ep-compile-disabled-model-not-compiled",
+        ),
+        (
+            QNN_SESSION + "options.add_provider_for_devices(devices, {'backend_type': 'htp', "
+            "'profiling_level': 'basic', 'profiling_file_path': 'no-such-folder/profile.csv'})\n"
+            "ort.InferenceSession(MODEL, sess_options=options)\n",
+            "qnn-profiling-file-folder-missing",
+        ),
+        (
+            QNN_SESSION
+            + NO_FALLBACK.split("\n", 1)[1]
+            + "options.add_provider_for_devices(devices, {'backend_type': 'htp', "
+            "'op_packages': 'Custom:libNoSuchOpPackage.so:NoSuchInterfaceProvider'})\n"
+            "ort.InferenceSession(MODEL, sess_options=options)\n",
+            "qnn-op-package-not-found",
+        ),
+    ],
+    ids=[
+        "script-named-like-the-package",
+        "terminate-flag",
+        "optimized-model-path",
+        "compile-disabled",
+        "profiling-folder",
+        "op-package",
+    ],
+)
+def test_options_and_program_mistakes_of_today(
+    healthy_venv: Path, tmp_path: Path, script: str, expected: str
+) -> None:
+    if expected == "local-file-shadows-package":
+        (tmp_path / "onnxruntime_qnn.py").write_text(
+            "import onnxruntime_qnn\nonnxruntime_qnn.get_library_path()\n"
+        )
+    run = subprocess.run(
+        [str(healthy_venv), "-c", f"MODEL = {str(MODEL)!r}\n" + script],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert run.returncode != 0, "the run was expected to fail"
+    document = explain(run.stderr, None, None, socs=load_socs())
+    ids = [c["id"] for c in document["candidates"]]
+    assert ids[:1] == [expected], (ids, run.stderr[-800:])
+    assert document["candidates"][0]["confidence"] in ("medium", "high")
