@@ -14,6 +14,7 @@ import pytest
 from conftest import CliResult, runtime_venv
 from helpers import onnx_models
 from helpers.onnx_models import validate_model_document
+from helpers.target_runs import run_code
 
 from qnndoctor.model.placement import placement_from_log, run_placement
 from qnndoctor.runner import Completed, SubprocessRunner
@@ -202,14 +203,7 @@ _NO_FALLBACK_SESSION = (
 
 
 def _loads_without_cpu_fallback(python: Path, model: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(python), "-c", _NO_FALLBACK_SESSION, str(model)],
-        capture_output=True,
-        text=True,
-        errors="replace",
-        stdin=subprocess.DEVNULL,
-        timeout=300,
-    )
+    return run_code(python, _NO_FALLBACK_SESSION, str(model))
 
 
 def test_compiled_io_quantization_is_named_not_counted_as_a_fallback_and_the_run_agrees(

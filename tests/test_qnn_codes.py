@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from helpers import onnx_models
+from helpers.target_runs import run_code
 
 from qnndoctor.diagnosis import qnn_codes
 from qnndoctor.explain_cli import explain
@@ -126,20 +127,17 @@ LFS_POINTER = b"version https://git-lfs.github.com/spec/v1\noid sha256:4d7a21\ns
     ids=["bytes-changed", "truncated", "git-lfs-pointer"],
 )
 def test_a_real_damaged_context_binary_is_named(
-    compiled: tuple[Path, bytes], healthy_venv: Path, damage: object, expected: str, code: int | None
+    compiled: tuple[Path, bytes],
+    healthy_venv: Path,
+    damage: object,
+    expected: str,
+    code: int | None,
 ) -> None:
     model, original = compiled
     assert callable(damage)
     (model.parent / "m_ctx_qnn.bin").write_bytes(damage(original))
     try:
-        run = subprocess.run(
-            [str(healthy_venv), "-c", LOAD, str(model)],
-            capture_output=True,
-            text=True,
-            errors="replace",
-            stdin=subprocess.DEVNULL,
-            timeout=300,
-        )
+        run = run_code(healthy_venv, LOAD, str(model))
     finally:
         (model.parent / "m_ctx_qnn.bin").write_bytes(original)
     assert run.returncode != 0

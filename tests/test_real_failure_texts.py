@@ -6,7 +6,6 @@ consequence, such as the CPU-fallback refusal, ranks after it)."""
 from __future__ import annotations
 
 import json
-import subprocess
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import CliResult
 from helpers import onnx_models
+from helpers.target_runs import run_code, stderr_of_failing
 
 from qnndoctor.diagnosis import diagnose
 from qnndoctor.explain_cli import explain
@@ -34,22 +34,8 @@ SESSION = (
 )
 
 
-def _stderr_of_failing(python: Path, code: str, *args: str) -> str:
-    """What a real run of ``code`` in the target printed on stderr (it must fail)."""
-    run = subprocess.run(
-        [str(python), "-c", code, *args],
-        capture_output=True,
-        text=True,
-        errors="replace",
-        stdin=subprocess.DEVNULL,
-        timeout=300,
-    )
-    assert run.returncode != 0, "the run was expected to fail"
-    return run.stderr
-
-
 def _failure(python: Path, provider_options: dict[str, str]) -> str:
-    return _stderr_of_failing(python, SESSION, str(MODEL), json.dumps(provider_options))
+    return stderr_of_failing(python, SESSION, str(MODEL), json.dumps(provider_options))
 
 
 @pytest.mark.parametrize(
@@ -216,7 +202,7 @@ NO_FALLBACK = (
     ],
 )
 def test_todays_wording_is_recognised(healthy_venv: Path, script: str, expected: str) -> None:
-    stderr = _stderr_of_failing(healthy_venv, f"MODEL = {str(MODEL)!r}\n" + script)
+    stderr = stderr_of_failing(healthy_venv, f"MODEL = {str(MODEL)!r}\n" + script)
     document = explain(stderr, None, None, socs=load_socs())
     ids = [c["id"] for c in document["candidates"]]
     assert ids[:1] == [expected], (ids, stderr[-800:])
@@ -275,7 +261,7 @@ def test_context_and_device_failures_of_today(
     if case == "device-id":
         stderr = _failure(healthy_venv, {"backend_type": "htp", "device_id": "7"})
     else:
-        stderr = _stderr_of_failing(healthy_venv, scripts[case])
+        stderr = stderr_of_failing(healthy_venv, scripts[case])
     document = explain(stderr, None, None, socs=load_socs())
     ids = [c["id"] for c in document["candidates"]]
     assert ids[:1] == [expected], (ids, stderr[-800:])
@@ -293,14 +279,7 @@ def test_a_context_loaded_from_bytes_runs_once_its_path_is_given(
     script = _compiled_session(
         f"open({str(compiled)!r}, 'rb').read()", ("ep.context_file_path", str(compiled))
     )
-    run = subprocess.run(
-        [str(healthy_venv), "-c", script],
-        capture_output=True,
-        text=True,
-        errors="replace",
-        stdin=subprocess.DEVNULL,
-        timeout=300,
-    )
+    run = run_code(healthy_venv, script)
     assert run.returncode == 0, run.stderr[-800:]
 
 
@@ -358,7 +337,7 @@ def test_model_file_failures_of_today(
     else:
         model = onnx_models.external_weights(tmp_path / "ext.onnx")
         (tmp_path / "ext.weights").unlink()
-    stderr = _stderr_of_failing(
+    stderr = stderr_of_failing(
         healthy_venv,
         "import sys, onnxruntime as ort\nort.InferenceSession(sys.argv[1])\n",
         str(model),
@@ -381,7 +360,7 @@ def test_the_ir_backend_loads_but_does_not_run(healthy_venv: Path) -> None:
         "session = ort.InferenceSession(MODEL, sess_options=options)\n"
         "session.run(None, {'x': np.ones((1, 8), dtype=np.float32)})\n"
     )
-    stderr = _stderr_of_failing(healthy_venv, f"MODEL = {str(MODEL)!r}\n" + script)
+    stderr = stderr_of_failing(healthy_venv, f"MODEL = {str(MODEL)!r}\n" + script)
     document = explain(stderr, None, None, socs=load_socs())
     ids = [c["id"] for c in document["candidates"]]
     assert ids[:1] == ["qnn-ir-or-saver-backend-does-not-execute"], (ids, stderr[-800:])
@@ -452,17 +431,8 @@ def test_options_and_program_mistakes_of_today(
         (tmp_path / "onnxruntime_qnn.py").write_text(
             "import onnxruntime_qnn\nonnxruntime_qnn.get_library_path()\n"
         )
-    run = subprocess.run(
-        [str(healthy_venv), "-c", f"MODEL = {str(MODEL)!r}\n" + script],
-        capture_output=True,
-        text=True,
-        errors="replace",
-        stdin=subprocess.DEVNULL,
-        timeout=300,
-        cwd=tmp_path,
-    )
-    assert run.returncode != 0, "the run was expected to fail"
-    document = explain(run.stderr, None, None, socs=load_socs())
+    stderr = stderr_of_failing(healthy_venv, f"MODEL = {str(MODEL)!r}\n" + script, cwd=tmp_path)
+    document = explain(stderr, None, None, socs=load_socs())
     ids = [c["id"] for c in document["candidates"]]
-    assert ids[:1] == [expected], (ids, run.stderr[-800:])
+    assert ids[:1] == [expected], (ids, stderr[-800:])
     assert document["candidates"][0]["confidence"] in ("medium", "high")

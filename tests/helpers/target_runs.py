@@ -1,0 +1,29 @@
+"""Running a snippet of Python in a real target venv, as the tests that make
+failures happen for real do (argv list, no stdin, a time limit, text output)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+
+def run_code(
+    python: Path, code: str, *args: str, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -c code args...`` in ``cwd``; output decoded with replacement."""
+    return subprocess.run(
+        [str(python), "-c", code, *args],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+        cwd=cwd,
+    )
+
+
+def stderr_of_failing(python: Path, code: str, *args: str, cwd: Path | None = None) -> str:
+    """What a real run of ``code`` printed on stderr; the run must fail."""
+    run = run_code(python, code, *args, cwd=cwd)
+    assert run.returncode != 0, "the run was expected to fail"
+    return run.stderr
