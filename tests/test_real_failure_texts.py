@@ -414,6 +414,34 @@ QNN_SESSION = (
             "ort.InferenceSession(MODEL, sess_options=options)\n",
             "qnn-op-package-not-found",
         ),
+        (  # one SessionOptions kept for several sessions, the provider added each time
+            QNN_SESSION + "for _ in range(2):\n"
+            "    options.add_provider_for_devices(devices, {'backend_type': 'htp'})\n"
+            "    ort.InferenceSession(MODEL, sess_options=options)\n",
+            "session-options-provider-added-twice",
+        ),
+        (
+            "import pathlib, onnxruntime as ort, onnxruntime_qnn as qnn\n"
+            "ort.register_execution_provider_library('QNNExecutionProvider', "
+            "pathlib.Path(qnn.get_library_path()))\n",
+            "plugin-register-path-not-str",
+        ),
+        (
+            "import onnxruntime as ort, onnxruntime_qnn as qnn\n"
+            "ort.SessionOptions().register_custom_ops_library(qnn.get_library_path())\n",
+            "plugin-library-registered-as-custom-ops",
+        ),
+        (
+            "import pickle, onnxruntime as ort\n"
+            "pickle.dumps(ort.InferenceSession(MODEL, providers=['CPUExecutionProvider']))\n",
+            "inference-session-not-picklable",
+        ),
+        (
+            "import numpy as np, onnxruntime as ort\n"
+            "session = ort.InferenceSession(MODEL, providers=['CPUExecutionProvider'])\n"
+            "session.run(None, {'x': np.random.rand(1, 8)})\n",
+            "input-dtype-mismatch",
+        ),
     ],
     ids=[
         "script-named-like-the-package",
@@ -422,6 +450,11 @@ QNN_SESSION = (
         "compile-disabled",
         "profiling-folder",
         "op-package",
+        "options-reused",
+        "pathlib-path",
+        "custom-ops-library",
+        "pickled-session",
+        "float64-input",
     ],
 )
 def test_options_and_program_mistakes_of_today(
