@@ -191,6 +191,13 @@ def render_text(document: dict[str, Any], out: TextIO) -> None:
             else "Closest known cause (a guess: no catalogued message matched)"
         )
         _write_candidate(out, candidates[0], heading if guess else "Most likely cause")
+        if document.get("follows_from"):
+            earlier = document["follows_from"]
+            out.write(
+                "  this message only follows from an earlier failure; the first one the log "
+                f"gives (no catalogued cause matched it), line {earlier['line']}:\n"
+                f"    {earlier['text']}\n"
+            )
         if document["tie"]:
             out.write(f"  tied with {candidates[1]['id']}: {candidates[1].get('tell_apart', '')}\n")
         elif document["why_first"]:

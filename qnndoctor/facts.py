@@ -143,9 +143,7 @@ def target_pip(facts: Facts) -> str:
         return "unknown"
     if pip.get("found"):
         return "present"
-    return (
-        "absent" if isinstance(ensurepip, Mapping) and ensurepip.get("found") else "unobtainable"
-    )
+    return "absent" if isinstance(ensurepip, Mapping) and ensurepip.get("found") else "unobtainable"
 
 
 def externally_managed(facts: Facts) -> str | None:

@@ -12,6 +12,8 @@ inputs and the catalogue, so a saved ticket is re-diagnosed the same way.
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,12 +47,24 @@ def _competes(other: Candidate, candidate: Candidate) -> bool:
     return not (other.signature.consequence and not candidate.signature.consequence)
 
 
+# The earlier failure a consequence follows is an error line of the runtime's
+# own log (onnxruntime's [E:...], QNN's <E>): a wrapper's summary or an issue
+# title that says "failed" is not one.
+_ERROR_LINE = re.compile(r"\[E:onnxruntime|<E>")
+_NOT_THE_FAILURE = re.compile(
+    r"\[W:onnxruntime|<W>|\bWARNING\b|UserWarning|^\s*Traceback \(most recent call last\)"
+)
+
+
 @dataclass(frozen=True)
 class Diagnosis:
     verdict: Verdict
     facts: DiagnosisFacts
     # The QNN API error codes the text names, matched by a cause or not.
     codes: tuple[qnn_codes.Mention, ...] = ()
+    # When the first candidate only follows from an earlier failure that no
+    # catalogued cause matched: that failure's line (number, text).
+    earlier: tuple[int, str] | None = None
 
     @property
     def candidates(self) -> tuple[Candidate, ...]:
@@ -71,6 +85,24 @@ class Diagnosis:
         skip = frozenset(number for number, _id in self.verdict.harmless)
         return failure_lines(clean_lines(text), skip)
 
+    def follows_from(self, text: str) -> tuple[int, str] | None:
+        """When the first candidate only follows from an earlier failure
+        (``consequence``) and no catalogued cause was found before it: the
+        error line of ``text`` that reads like a failure and is not the
+        consequence's own message: the one to act on."""
+        if not self.verdict.candidates or not self.verdict.candidates[0].signature.consequence:
+            return None
+        own = [p.regex for p in self.verdict.candidates[0].signature.patterns if not p.context]
+        for number, line in self.failure_lines(text):
+            if (
+                not _ERROR_LINE.search(line)
+                or _NOT_THE_FAILURE.search(line)
+                or any(regex.search(line) for regex in own)
+            ):
+                continue
+            return number, line
+        return None
+
     def doubt(self, rank: int) -> str | None:
         """Why a matched candidate, however high it scored, is only a weak answer
         (None when nothing speaks against it): measured by leave-one-out, these
@@ -78,6 +110,11 @@ class Diagnosis:
         candidate = self.verdict.candidates[rank]
         if candidate.raised_by == "resemblance":
             return None
+        if rank == 0 and self.earlier is not None:
+            return (
+                "its message only follows from an earlier failure that no catalogued cause "
+                f"matched (line {self.earlier[0]})"
+            )
         if candidate.contradicted:
             return f"a known fact speaks against it: {candidate.contradicted[0]}"
         if candidate.resemblance is None:
@@ -143,6 +180,7 @@ class Diagnosis:
                 "confidence": self.confidence(rank),
                 "doubt": self.doubt(rank),
                 "raised_by": c.raised_by,
+                "consequence": s.consequence,
                 "catalogue_confidence": s.confidence,
                 "cause": s.cause,
                 "fix": s.fix_for(os_name, known),
@@ -166,6 +204,9 @@ class Diagnosis:
             ],
             "facts": self.facts.to_json(),
             "qnn_error_codes": [m.to_json() for m in self.codes],
+            "follows_from": (
+                {"line": self.earlier[0], "text": self.earlier[1]} if self.earlier else None
+            ),
         }
 
 
@@ -194,4 +235,6 @@ def diagnose(
         facts=used,
         resemblance=resemblance,
     )
-    return Diagnosis(verdict, used, qnn_codes.find(clean_lines(text)))
+    found = Diagnosis(verdict, used, qnn_codes.find(clean_lines(text)))
+    earlier = found.follows_from(text)
+    return dataclasses.replace(found, earlier=earlier) if earlier else found

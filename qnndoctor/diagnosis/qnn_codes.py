@@ -25,7 +25,9 @@ _NUMBER = re.compile(
     re.IGNORECASE,
 )
 _NAME = re.compile(r"\bQNN_\w*?ERROR_[A-Z0-9_]+\b")
-_QNN_LINE = re.compile(r"qnn|htp|qairt|hexagon|\bdsp\b|\bnpu\b|graph|context|skel|fastrpc", re.IGNORECASE)
+_QNN_LINE = re.compile(
+    r"qnn|htp|qairt|hexagon|\bdsp\b|\bnpu\b|graph|context|skel|fastrpc", re.IGNORECASE
+)
 # Why the table could not be read, if it could not (`explain` warns on stderr).
 problems: list[str] = []
 
