@@ -140,10 +140,8 @@ REGISTER = (
     "import onnxruntime as ort, onnxruntime_qnn as qnn\n"
     "ort.register_execution_provider_library('QNNExecutionProvider', qnn.get_library_path())\n"
 )
-NO_FALLBACK = (
-    "options = ort.SessionOptions()\n"
-    "options.add_session_config_entry('session.disable_cpu_ep_fallback', '1')\n"
-)
+DISABLE_FALLBACK = "options.add_session_config_entry('session.disable_cpu_ep_fallback', '1')\n"
+NO_FALLBACK = "options = ort.SessionOptions()\n" + DISABLE_FALLBACK
 
 
 @pytest.mark.parametrize(
@@ -408,7 +406,7 @@ QNN_SESSION = (
         ),
         (
             QNN_SESSION
-            + NO_FALLBACK.split("\n", 1)[1]
+            + DISABLE_FALLBACK
             + "options.add_provider_for_devices(devices, {'backend_type': 'htp', "
             "'op_packages': 'Custom:libNoSuchOpPackage.so:NoSuchInterfaceProvider'})\n"
             "ort.InferenceSession(MODEL, sess_options=options)\n",

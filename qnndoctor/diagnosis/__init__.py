@@ -12,7 +12,6 @@ inputs and the catalogue, so a saved ticket is re-diagnosed the same way.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -84,24 +83,6 @@ class Diagnosis:
 
         skip = frozenset(number for number, _id in self.verdict.harmless)
         return failure_lines(clean_lines(text), skip)
-
-    def follows_from(self, text: str) -> tuple[int, str] | None:
-        """When the first candidate only follows from an earlier failure
-        (``consequence``) and no catalogued cause was found before it: the
-        error line of ``text`` that reads like a failure and is not the
-        consequence's own message: the one to act on."""
-        if not self.verdict.candidates or not self.verdict.candidates[0].signature.consequence:
-            return None
-        own = [p.regex for p in self.verdict.candidates[0].signature.patterns if not p.context]
-        for number, line in self.failure_lines(text):
-            if (
-                not _ERROR_LINE.search(line)
-                or _NOT_THE_FAILURE.search(line)
-                or any(regex.search(line) for regex in own)
-            ):
-                continue
-            return number, line
-        return None
 
     def doubt(self, rank: int) -> str | None:
         """Why a matched candidate, however high it scored, is only a weak answer
@@ -225,7 +206,8 @@ def diagnose(
     installed catalogue is unusable and none is given. ``text_facts=False``
     ignores what the text says about its machine (matching on the text alone).
     ``resemblance=False`` offers no guess when no catalogued message matched."""
-    stated = textfacts.from_text(text, socs) if text_facts else DiagnosisFacts()
+    lines = clean_lines(text)  # once, for the text's facts, its QNN codes, its earlier failure
+    stated = textfacts.from_lines(lines, socs) if text_facts else DiagnosisFacts()
     used = merge(facts, stated) if facts is not None else stated
     verdict = score(
         text,
@@ -235,6 +217,23 @@ def diagnose(
         facts=used,
         resemblance=resemblance,
     )
-    found = Diagnosis(verdict, used, qnn_codes.find(clean_lines(text)))
-    earlier = found.follows_from(text)
-    return dataclasses.replace(found, earlier=earlier) if earlier else found
+    return Diagnosis(verdict, used, qnn_codes.find(lines), _follows_from(verdict, lines))
+
+
+def _follows_from(verdict: Verdict, lines: list[str]) -> tuple[int, str] | None:
+    """When the first candidate only follows from an earlier failure
+    (``consequence``) and no catalogued cause was found before it: the first
+    error line of the runtime's own log that is not the consequence's own
+    message, the one to act on (line number, text)."""
+    if not verdict.candidates or not verdict.candidates[0].signature.consequence:
+        return None
+    own = [p.regex for p in verdict.candidates[0].signature.patterns if not p.context]
+    skip = frozenset(number for number, _id in verdict.harmless)
+    for number, line in failure_lines(lines, skip):
+        if (
+            _ERROR_LINE.search(line)
+            and not _NOT_THE_FAILURE.search(line)
+            and not any(regex.search(line) for regex in own)
+        ):
+            return number, line
+    return None

@@ -384,19 +384,15 @@ def causal_order(text: str) -> Callable[[int], tuple[int, int]]:
     return when
 
 
-def _in_order(position: int) -> tuple[int, int]:
-    return (1, position)
-
-
 def root_cause_first(
-    candidates: list[Candidate], when: Callable[[int], tuple[int, int]] = _in_order
+    candidates: list[Candidate], when: Callable[[int], tuple[int, int]]
 ) -> int | None:
     """The index of the candidate to rank before a first candidate whose
     message only follows from an earlier failure (``consequence`` in the
     catalogue): the best-ranked cause raised by its own message (neither a
     guess, nor weak and doubtful, nor a consequence itself) that happened
-    before the consequence's message (``when``: see ``causal_order``; by
-    default, the order of the text). None: the order stands."""
+    before the consequence's message (``when``: ``causal_order`` of the
+    text). None: the order stands."""
     if not candidates:
         return None
     top = candidates[0]

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from .._layout import package_dir
+from .prefilter import LineGate
 
 # "Error code: 1002", "with err 5005", "error 6020", "status 1002", "returned 1002"
 _NUMBER = re.compile(
@@ -87,10 +88,15 @@ def table() -> dict[str, QnnCode]:
 
 
 def find(lines: list[str]) -> tuple[Mention, ...]:
-    """Each code the lines name, once, at its first mention (numbered from 1)."""
+    """Each code the lines name, once, at its first mention (numbered from 1).
+    Only the lines that hold a code's literals are read (``LineGate``, as the
+    engine does for its patterns): a long healthy log holds almost none."""
     known = table()
     found: dict[int, Mention] = {}
-    for number, line in enumerate(lines, 1):
+    candidates = LineGate(lines, (_NAME, _NUMBER)).lines_for((_NAME, _NUMBER))
+    indexes = range(len(lines)) if candidates is None else sorted(candidates)
+    for index in indexes:
+        number, line = index + 1, lines[index]
         for match in _NAME.finditer(line):
             code = known.get(match.group(0))
             if code is not None and code.code not in found:

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..matrixdata import Soc
 from ..socs import mentioned_soc
+from .engine import clean_lines
 from .facts import DiagnosisFacts, Fact, from_items, soc_name
 from .prefilter import Allow, LineGate
 
@@ -116,12 +117,9 @@ _EPCONTEXT = re.compile(
 _SIMULATOR = re.compile(r"\bRouterX86\b|\bx86_64 simulator|HTP simulator", re.IGNORECASE)
 
 
-_COLOUR = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # a terminal's colour codes (ORT's [E:...] lines)
-
-
 def _snippet(line: str) -> str:
-    """The line as a fact's source quotes it: colour codes out, at most 80 characters."""
-    line = (_COLOUR.sub("", line) if "\x1b" in line else line).strip()
+    """The line as a fact's source quotes it: at most 80 characters."""
+    line = line.strip()
     return line if len(line) <= 80 else line[:77] + "..."
 
 
@@ -346,7 +344,13 @@ _FINDER_REGEXES: tuple[tuple[Finder, tuple[re.Pattern[str], ...]], ...] = (
 
 def from_text(text: str, socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
     """Every fact the text states about its own machine, each with its line."""
-    lines = text.splitlines()
+    return from_lines(clean_lines(text), socs)
+
+
+def from_lines(lines: list[str], socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
+    """``from_text`` for lines the engine already cleaned (``engine.clean_lines``:
+    terminal colour codes out, so a fact's source line quotes without them)."""
+    text = "\n".join(lines)  # for the few finders that read across lines
     found: dict[str, Fact] = {}
     flavours: dict[str, str] = {}
     template_ort: Fact | None = None
