@@ -467,3 +467,111 @@ def test_options_and_program_mistakes_of_today(
     ids = [c["id"] for c in document["candidates"]]
     assert ids[:1] == [expected], (ids, stderr[-800:])
     assert document["candidates"][0]["confidence"] in ("medium", "high")
+
+
+def test_a_registered_plugin_is_listed_but_a_providers_list_still_does_not_create_it(
+    healthy_venv: Path, tmp_path: Path
+) -> None:
+    """Measured: after registration get_available_providers() lists the plugin
+    (so 'it is listed' proves nothing), yet providers=[...] creates no QNN EP;
+    with CPU fallback disabled the only message is the fallback refusal, and
+    the traceback's source line of the user's script names the 1.x habit."""
+    (tmp_path / "app.py").write_text(
+        f"MODEL = {str(MODEL)!r}\n"
+        + REGISTER
+        + "print(ort.get_available_providers())\n"
+        + NO_FALLBACK
+        + "ort.InferenceSession(MODEL, sess_options=options, providers=['QNNExecutionProvider'])\n"
+    )
+    run = run_code(
+        healthy_venv, "import runpy; runpy.run_path('app.py', run_name='__main__')", cwd=tmp_path
+    )
+    assert run.returncode != 0
+    assert "'QNNExecutionProvider'" in run.stdout
+    document = explain(run.stderr, None, None, socs=load_socs())
+    ids = [c["id"] for c in document["candidates"]]
+    assert ids[:1] == ["provider-not-listed-plugin-not-registered"], (ids, run.stderr[-800:])
+
+
+def _delegate_raising() -> str:
+    return (
+        REGISTER + "def pick(devices, model_metadata, runtime_metadata, max_selections):\n"
+        "    return [d for d in devices if d.ep_name == model_metadata['preferred']]\n"
+        "options = ort.SessionOptions()\n"
+        "options.set_provider_selection_policy_delegate(pick)\n"
+        "ort.InferenceSession(MODEL, sess_options=options)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        (
+            QNN_SESSION + "options.add_session_config_entry('ep.context_enable', '1')\n"
+            "options.add_session_config_entry('ep.context_file_path', 'model_ctx.onnx')\n"
+            "options.add_provider_for_devices(devices, {'backend_type': 'htp', "
+            "'enable_htp_prepare_only': '1'})\n"
+            "import numpy as np\n"
+            "ort.InferenceSession(MODEL, sess_options=options).run(None, "
+            "{'x': np.ones((1, 8), np.float32)})\n",
+            "qnn-prepare-only-session-run",
+        ),
+        (_delegate_raising(), "ep-selection-delegate-failed"),
+        (
+            "import onnxruntime as ort, onnxruntime_qnn as qnn\n"
+            "ort.register_execution_provider_library('qnn_plugin', qnn.get_library_path())\n"
+            "ort.unregister_execution_provider_library('QNNExecutionProvider')\n",
+            "unregister-ep-library-name-not-registered",
+        ),
+        (
+            QNN_SESSION + "options.log_severity_level = 5\n"
+            "options.add_provider_for_devices(devices, {'backend_type': 'htp'})\n"
+            "ort.InferenceSession(MODEL, sess_options=options)\n",
+            "session-log-severity-out-of-range",
+        ),
+        (
+            QNN_SESSION + "options.add_session_config_entry('session.intra_op_thread_affinities', "
+            "'0')\noptions.intra_op_num_threads = 2\n"
+            "options.add_provider_for_devices(devices, {'backend_type': 'htp'})\n"
+            "ort.InferenceSession(MODEL, sess_options=options)\n",
+            "session-thread-affinity-config-invalid",
+        ),
+        (
+            QNN_SESSION + DISABLE_FALLBACK + "options.add_provider_for_devices(devices, "
+            "{'backend_type': 'htp', 'device_id': 'npu0'})\n"
+            "ort.InferenceSession(MODEL, sess_options=options)\n",
+            "qnn-ep-creation-unknown-exception",
+        ),
+        (
+            "import onnxruntime as ort\nopen('empty.onnx', 'wb').close()\n"
+            "ort.InferenceSession('empty.onnx', providers=['CPUExecutionProvider'])\n",
+            "model-file-not-onnx-protobuf",
+        ),
+        (
+            "import numpy as np, onnxruntime as ort\n"
+            "session = ort.InferenceSession(MODEL, providers=['CPUExecutionProvider'])\n"
+            "session.run(None, {'input': np.ones((1, 8), np.float32)})\n",
+            "run-input-names-do-not-match-model",
+        ),
+    ],
+    ids=[
+        "prepare-only-then-run",
+        "selection-delegate-raises",
+        "unregister-by-ep-name",
+        "log-severity-5",
+        "affinity-from-0",
+        "device-id-not-a-number",
+        "empty-model-file",
+        "wrong-input-name",
+    ],
+)
+def test_enumerated_mistakes_of_today(
+    healthy_venv: Path, tmp_path: Path, script: str, expected: str
+) -> None:
+    """A sample of the systematic enumeration (tests/diagnosis_corpus/runtime/
+    dev-enum-*.json), re-made on every run so a new wording is caught."""
+    stderr = stderr_of_failing(healthy_venv, f"MODEL = {str(MODEL)!r}\n" + script, cwd=tmp_path)
+    document = explain(stderr, None, None, socs=load_socs())
+    ids = [c["id"] for c in document["candidates"]]
+    assert ids[:1] == [expected], (ids, stderr[-800:])
+    assert document["candidates"][0]["confidence"] in ("medium", "high")

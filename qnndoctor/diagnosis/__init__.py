@@ -40,10 +40,18 @@ __all__ = [
 DECIDE_HINT = "run `qnndoctor check` on the affected machine to decide"
 
 
-def _competes(other: Candidate, candidate: Candidate) -> bool:
+def _competes(other: Candidate, candidate: Candidate, follow_on_at: tuple[int, ...] = ()) -> bool:
     """Whether ``other`` speaks against ``candidate``'s confidence: a
-    consequence (a follow-on message) never does against a cause."""
-    return not (other.signature.consequence and not candidate.signature.consequence)
+    consequence (a follow-on message) never does against a cause, nor does a
+    message first printed after a follow-on marker (``Verdict.follow_on_at``:
+    Python's retry banner or exception chaining) that ``candidate``'s precedes:
+    it only happened because the earlier attempt failed."""
+    if other.signature.consequence and not candidate.signature.consequence:
+        return False
+    start, end = candidate.first_at, other.first_at
+    if start is None or end is None:
+        return True
+    return not any(start < at < end for at in follow_on_at)
 
 
 # The earlier failure a consequence follows is an error line of the runtime's
@@ -105,7 +113,7 @@ class Diagnosis:
         if rank == 0 and len(self.verdict.candidates) > 1:
             second = self.verdict.candidates[1]
             if (
-                _competes(second, candidate)
+                _competes(second, candidate, self.verdict.follow_on_at)
                 and second.raised_by != "resemblance"
                 and candidate.score - second.score <= CLOSE_MARGIN
                 and (second.resemblance or 0.0) > candidate.resemblance
@@ -124,7 +132,7 @@ class Diagnosis:
         others = [
             c.matched_score
             for i, c in enumerate(self.verdict.candidates)
-            if i != rank and _competes(c, candidate)
+            if i != rank and _competes(c, candidate, self.verdict.follow_on_at)
         ]
         margin = candidate.matched_score - max(others, default=0)
         sure = candidate.sure_score

@@ -53,6 +53,9 @@ _CHAINED = re.compile(
     r"|During handling of the above exception, another exception occurred"
 )
 _TRACEBACK = "Traceback (most recent call last)"
+# onnxruntime's Python API, after a failed session with an EP: it retries on the
+# fallback providers, whose own failure then follows from the first one.
+_RETRY = re.compile(r"Falling back to \[[^\]\n]*\] and retrying")
 # QNN's own log lines write error codes in hex ("QnnDsp <E> Failed to get
 # context binary size with err 0x7532"), onnxruntime and the catalogue in
 # decimal (the same failure's next line: "Error 30002", pytorch/executorch#7946).
@@ -125,11 +128,19 @@ class Candidate:
         messages, exit code and facts say."""
         return self.score - sum(e.weight for e in self.evidence if e.kind == "resemblance")
 
-    def rank_key(self) -> tuple[int, int, int, float]:
-        """Score, then specificity, then confirmed facts, then how closely the
-        text resembles the entry's symptoms (unrounded: look-alikes whose
-        rounded resemblance bonus came out equal are still told apart by it)."""
-        return (self.score, self.specificity, self.confirmed_facts, self.resemblance or 0.0)
+    def rank_key(self) -> tuple[int, int, int, bool, float]:
+        """Score, then specificity, then confirmed facts, then a cause before a
+        message that only follows from an earlier failure (``consequence``),
+        then how closely the text resembles the entry's symptoms (unrounded:
+        look-alikes whose rounded resemblance bonus came out equal are still
+        told apart by it)."""
+        return (
+            self.score,
+            self.specificity,
+            self.confirmed_facts,
+            not self.signature.consequence,
+            self.resemblance or 0.0,
+        )
 
 
 @dataclass(frozen=True)
@@ -148,6 +159,11 @@ class Verdict:
     harmless: tuple[tuple[int, str], ...]  # (line number, harmless id)
     tie: bool
     why_first: tuple[str, ...]
+    # Where the text says that what follows came from handling what preceded
+    # (Python's exception-chaining lines, onnxruntime's "Falling back to [...]
+    # and retrying." banner): a message first printed after one of these
+    # followed from an earlier failure.
+    follow_on_at: tuple[int, ...] = ()
 
 
 def clean_lines(text: str) -> list[str]:
@@ -499,4 +515,5 @@ def score(
         if len(candidates) > 1 and candidates[0].score - candidates[1].score <= CLOSE_MARGIN:
             why = () if tie else _why_first(candidates[0], candidates[1])
     excluded.sort(key=lambda e: (-e.text_score, e.signature.id))
-    return Verdict(tuple(candidates), tuple(excluded), harmless, tie, why)
+    follow_on = sorted(m.start() for r in (_RETRY, _CHAINED) for m in r.finditer(active))
+    return Verdict(tuple(candidates), tuple(excluded), harmless, tie, why, tuple(follow_on))
