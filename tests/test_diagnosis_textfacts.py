@@ -46,6 +46,18 @@ def test_pip_list_lines() -> None:
     assert "log line 5" in facts.facts["onnxruntime_qnn.version"].source
 
 
+def test_a_version_named_as_the_last_that_worked_is_not_the_failing_one() -> None:
+    text = (
+        "| Last known-good | `onnxruntime-qnn==1.25.0` (Windows ARM64) |\n"
+        "Failing with onnxruntime-qnn 2.3.0 and onnxruntime 1.32.0\n"
+    )
+    facts = textfacts.from_text(text)
+    assert facts.value("onnxruntime_qnn.version") == "2.3.0"
+    assert facts.value("onnxruntime.version") == "1.32.0"
+    only_good = textfacts.from_text("Last working version: onnxruntime-qnn 1.22.2\n")
+    assert only_good.value("onnxruntime_qnn.version") is None
+
+
 def test_bug_template_lines_and_the_1x_version_rule() -> None:
     text = (
         "### Platform\nWindows\n### OS Version\nWindows 11 Pro\n"

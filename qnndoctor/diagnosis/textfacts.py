@@ -134,9 +134,16 @@ _MENTION = re.compile(
 _MENTION_KEYS = {**_FLAVOUR_KEYS, "numpy": "numpy.version"}
 
 
+# A line naming the version that still worked ("Last known-good |
+# onnxruntime-qnn==1.25.0"): its versions are not those of the failing machine.
+_KNOWN_GOOD = re.compile(r"known[- ]good|last (?:good|working)", re.IGNORECASE)
+
+
 def _pip_lines(line: str, allow: Allow) -> Iterator[tuple[str, Any]]:
     match = _PIP_LINE.match(line) if allow(_PIP_LINE) else None
     if not match:
+        if allow(_KNOWN_GOOD) and _KNOWN_GOOD.search(line):
+            return
         for mention in _MENTION.finditer(line) if allow(_MENTION) else ():
             name = mention[1].lower().replace("_", "-")
             yield _MENTION_KEYS[name], mention[2]  # a mention is not proof it is installed
@@ -331,7 +338,7 @@ def _listing(line: str, allow: Allow) -> Iterator[tuple[str, Any]]:
 # Each per-line finder and every regex it runs (each behind ``allow``): a
 # finder is only called on a line where one of its regexes may match.
 _FINDER_REGEXES: tuple[tuple[Finder, tuple[re.Pattern[str], ...]], ...] = (
-    (_pip_lines, (_PIP_LINE, _MENTION, _WHEEL)),
+    (_pip_lines, (_PIP_LINE, _MENTION, _WHEEL, _KNOWN_GOOD)),
     (_templates, (_ORT_TEMPLATE, _PYTHON_TEMPLATE, _NPY, _PYTHON_BANNER, _X64_PYTHON,
                   _ARM64_PYTHON, _MSC_ARCH, _QNN_BUILD, _QNN_VERSION, _QAIRT_PATH, _HTP_ARCH,
                   _FP16_MODEL)),
