@@ -58,6 +58,17 @@ def test_a_version_named_as_the_last_that_worked_is_not_the_failing_one() -> Non
     assert only_good.value("onnxruntime_qnn.version") is None
 
 
+def test_the_onnxruntime_qnn_wheel_name_is_not_a_qnn_sdk_version() -> None:
+    """'onnxruntime_qnn-2.7.0' is the package's version; a QAIRT folder is QNN's."""
+    wheel = textfacts.from_text(
+        "Downloading onnxruntime_qnn-2.7.0-cp311-cp311-manylinux_2_35_x86_64.whl (98.6 MB)\n"
+    )
+    assert wheel.value("onnxruntime_qnn.version") == "2.7.0"
+    assert wheel.value("qnn.version") is None
+    sdk = textfacts.from_text("C:\\Qualcomm\\AIStack\\qairt\\2.31.0.250130\\lib\\arm64x-windows-msvc\n")
+    assert sdk.value("qnn.version") == "2.31.0"
+
+
 def test_bug_template_lines_and_the_1x_version_rule() -> None:
     text = (
         "### Platform\nWindows\n### OS Version\nWindows 11 Pro\n"

@@ -57,7 +57,12 @@ _QNN_VERSION = re.compile(
 _QNN_BUILD = re.compile(
     r"\b(?:Build Id|build id|qnn_build|QNN build)\s*[:=]?\s*v?(2\.\d+\.\d+)\.\d+", re.I
 )
-_QAIRT_PATH = re.compile(r"(?:qairt|qnn)[\\/_-]v?(2\.\d+\.\d+)(?:\.\d+)?", re.IGNORECASE)
+# A QAIRT / QNN SDK folder ("qairt/2.31.0.250130", "qnn-v2.28.0"); the
+# onnxruntime-qnn package's own name ("onnxruntime_qnn-2.7.0-cp311-...whl",
+# "onnxruntime-qnn-2.3.0") carries the package's version, not QNN's.
+_QAIRT_PATH = re.compile(
+    r"(?<!onnxruntime[-_])(?:qairt|qnn)[\\/_-]v?(2\.\d+\.\d+)(?:\.\d+)?", re.IGNORECASE
+)
 _PYTHON_TEMPLATE = re.compile(
     r"^\W*Python(?: version)?\s*[:=]?\s*v?(3\.\d+(?:\.\d+)?)\b", re.IGNORECASE
 )
