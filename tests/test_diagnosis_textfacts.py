@@ -65,6 +65,9 @@ def test_the_onnxruntime_qnn_wheel_name_is_not_a_qnn_sdk_version() -> None:
     )
     assert wheel.value("onnxruntime_qnn.version") == "2.7.0"
     assert wheel.value("qnn.version") is None
+    pip = textfacts.from_text("onnxruntime-qnn 2.7.0 depends on onnxruntime>=1.24.2\n")
+    assert pip.value("qnn.version") is None
+    assert textfacts.from_text("QNN SDK version: 2.28.0\n").value("qnn.version") == "2.28.0"
     sdk = textfacts.from_text("C:\\Qualcomm\\AIStack\\qairt\\2.31.0.250130\\lib\\arm64x-windows-msvc\n")
     assert sdk.value("qnn.version") == "2.31.0"
 

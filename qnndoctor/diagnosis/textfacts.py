@@ -49,8 +49,8 @@ _SHOW_VERSION = re.compile(r"^\s*Version:\s*" + _VERSION, re.IGNORECASE)
 _ORT_TEMPLATE = re.compile(
     r"^\W*(?:ONNX ?Runtime|ORT|onnxruntime) version\s*[:=]\s*v?" + _VERSION, re.IGNORECASE
 )
-_QNN_VERSION = re.compile(
-    r"\b(?:QNN(?:\s*SDK)?|QAIRT(?:\s*SDK)?|Qualcomm AI (?:Engine Direct|Runtime)(?:\s*SDK)?)"
+_QNN_VERSION = re.compile(  # not "onnxruntime-qnn 2.7.0": that is the package's version
+    r"(?<!onnxruntime[-_])\b(?:QNN(?:\s*SDK)?|QAIRT(?:\s*SDK)?|Qualcomm AI (?:Engine Direct|Runtime)(?:\s*SDK)?)"
     r"(?:\s*(?:version|ver\.?|v))?\s*[:=]?\s*v?(2\.\d+(?:\.\d+)?)",
     re.IGNORECASE,
 )
