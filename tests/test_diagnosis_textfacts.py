@@ -68,6 +68,12 @@ def test_the_onnxruntime_qnn_wheel_name_is_not_a_qnn_sdk_version() -> None:
     pip = textfacts.from_text("onnxruntime-qnn 2.7.0 depends on onnxruntime>=1.24.2\n")
     assert pip.value("qnn.version") is None
     assert textfacts.from_text("QNN SDK version: 2.28.0\n").value("qnn.version") == "2.28.0"
+    # A Windows library name in a Linux loader's message: not a Windows machine.
+    linux = textfacts.from_text(
+        "QNN SetupBackend failed Unable to load backend, error:  QnnHtp.dll: cannot open shared "
+        "object file: No such file or directory\n"
+    )
+    assert linux.value("os") != "windows"
     sdk = textfacts.from_text("C:\\Qualcomm\\AIStack\\qairt\\2.31.0.250130\\lib\\arm64x-windows-msvc\n")
     assert sdk.value("qnn.version") == "2.31.0"
 

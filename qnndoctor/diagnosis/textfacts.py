@@ -84,7 +84,7 @@ _ANDROID = re.compile(
 )
 _WSL = re.compile(r"\bWSL2?\b|microsoft-standard-WSL", re.IGNORECASE)
 _WINDOWS = re.compile(
-    r"\bWindows (?:1[01]|on (?:ARM|Snapdragon))\b|\bwin_(?:arm64|amd64)\b|\b[A-Z]:\\(?:Users|Program|Python|src|work|dev|code|projects?)|\.dll\b|\bWinError\b|\bOS Platform.*Windows",
+    r"\bWindows (?:1[01]|on (?:ARM|Snapdragon))\b|\bwin_(?:arm64|amd64)\b|\b[A-Z]:\\(?:Users|Program|Python|src|work|dev|code|projects?)|\.dll\b(?!: cannot open shared object file)|\bWinError\b|\bOS Platform.*Windows",
     re.IGNORECASE,
 )
 _LINUX = re.compile(
