@@ -78,6 +78,14 @@ def test_the_onnxruntime_qnn_wheel_name_is_not_a_qnn_sdk_version() -> None:
     assert sdk.value("qnn.version") == "2.31.0"
 
 
+def test_the_arch_a_config_set_is_not_the_devices() -> None:
+    facts = textfacts.from_text(
+        "QnnDsp <W> Arch 68 set by custom config is different from arch associated with "
+        "SoC 57, will overwrite it to 75\n"
+    )
+    assert facts.value("htp_arch") == "v75"
+
+
 def test_bug_template_lines_and_the_1x_version_rule() -> None:
     text = (
         "### Platform\nWindows\n### OS Version\nWindows 11 Pro\n"

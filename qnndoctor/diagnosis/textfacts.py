@@ -100,9 +100,13 @@ _X64_MACHINE = re.compile(r"\b(?:Intel\(R\)|Core\(TM\)|AMD Ryzen|Xeon)\b")
 _NPY = re.compile(r"^\W*numpy(?: version)?\s*[:=]?\s*" + _VERSION, re.IGNORECASE)
 # The arch as written in options and log headers, and as the HTP skel / stub the
 # reporter deployed names it (libQnnHtpV69Skel.so, QnnHtpV73Stub.dll, hexagon-v75/).
+# QNN's "Arch 68 set by custom config is different from arch associated with
+# SoC 57, will overwrite it to 75": the configured arch is not the device's.
 _HTP_ARCH = re.compile(
     r"\b(?:htp_arch|arch|architecture|hexagon|HTP|dsp_arch)\s*[=: ]\s*v?(6[6-9]|7[3-9]|8[1-9])\b"
-    r"|QnnHtpV(6[6-9]|7[3-9]|8[1-9])(?:Skel|Stub)\b|\bhexagon-v(6[6-9]|7[3-9]|8[1-9])\b",
+    r"(?! set by custom config)"
+    r"|QnnHtpV(6[6-9]|7[3-9]|8[1-9])(?:Skel|Stub)\b|\bhexagon-v(6[6-9]|7[3-9]|8[1-9])\b"
+    r"|\bwill overwrite it to (6[6-9]|7[3-9]|8[1-9])\b",
     re.I,
 )
 # A model file named as an fp16 export (model_f16.onnx, yolo-fp16.onnx).
