@@ -86,6 +86,16 @@ def test_the_arch_a_config_set_is_not_the_devices() -> None:
     assert facts.value("htp_arch") == "v75"
 
 
+def test_a_line_naming_windows_and_another_system_states_no_os() -> None:
+    both = textfacts.from_text("This fails the same way on Android 14 and on Windows 11.\n")
+    assert both.value("os") is None
+    later = textfacts.from_text(
+        "This fails the same way on Android 14 and on Windows 11.\n"
+        "File \"C:\\Users\\dev\\app.py\", line 3, in <module>\n"
+    )
+    assert later.value("os") == "windows"
+
+
 def test_bug_template_lines_and_the_1x_version_rule() -> None:
     text = (
         "### Platform\nWindows\n### OS Version\nWindows 11 Pro\n"

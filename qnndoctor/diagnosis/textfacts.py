@@ -208,17 +208,24 @@ def _templates(line: str, allow: Allow) -> Iterator[tuple[str, Any]]:
 
 
 def _platform(line: str, allow: Allow) -> Iterator[tuple[str, Any]]:
+    named = []  # the systems this line names, in the order they were checked
     if allow(_ANDROID) and _ANDROID.search(line):
-        yield "os", "android"
-    if allow(_WSL) and _WSL.search(line):
+        named.append("android")
+    wsl = allow(_WSL) and bool(_WSL.search(line))
+    if wsl:
         yield "wsl", True
-        yield "os", "linux"
     if allow(_WINDOWS) and _WINDOWS.search(line):
-        yield "os", "windows"
+        named.append("windows")
     if allow(_MAC) and _MAC.search(line):
-        yield "os", "macos"
+        named.append("macos")
     if allow(_LINUX) and _LINUX.search(line):
+        named.append("linux")
+    if wsl:
         yield "os", "linux"
+    elif named and not ("windows" in named and len(set(named)) > 1):
+        # "fails the same way on both Android and Windows": a line that names
+        # Windows beside another system says nothing about this machine's
+        yield "os", named[0]
     if allow(_PY_PATH) and (match := _PY_PATH.search(line)):
         yield "python.minor", f"cp3{match['minor']}"
         if match["arm"]:
