@@ -9,6 +9,7 @@ import json
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import CliResult
@@ -144,6 +145,16 @@ DISABLE_FALLBACK = "options.add_session_config_entry('session.disable_cpu_ep_fal
 NO_FALLBACK = "options = ort.SessionOptions()\n" + DISABLE_FALLBACK
 
 
+def _explained(
+    python: Path, script: str, cwd: Path | None = None
+) -> tuple[list[str], dict[str, Any], str]:
+    """A real failing run of ``script`` (``MODEL`` defined), explained from its
+    stderr alone: the candidates' ids, the explain document, the stderr."""
+    stderr = stderr_of_failing(python, f"MODEL = {str(MODEL)!r}\n" + script, cwd=cwd)
+    document = explain(stderr, None, None, socs=load_socs())
+    return [c["id"] for c in document["candidates"]], document, stderr
+
+
 @pytest.mark.parametrize(
     ("script", "expected"),
     [
@@ -200,9 +211,7 @@ NO_FALLBACK = "options = ort.SessionOptions()\n" + DISABLE_FALLBACK
     ],
 )
 def test_todays_wording_is_recognised(healthy_venv: Path, script: str, expected: str) -> None:
-    stderr = stderr_of_failing(healthy_venv, f"MODEL = {str(MODEL)!r}\n" + script)
-    document = explain(stderr, None, None, socs=load_socs())
-    ids = [c["id"] for c in document["candidates"]]
+    ids, _, stderr = _explained(healthy_venv, script)
     assert ids[:1] == [expected], (ids, stderr[-800:])
     if expected == "provider-not-listed-plugin-not-registered":
         # its look-alike (1.x shadowed) next; the CPU-fallback refusal it led to after both
@@ -358,9 +367,7 @@ def test_the_ir_backend_loads_but_does_not_run(healthy_venv: Path) -> None:
         "session = ort.InferenceSession(MODEL, sess_options=options)\n"
         "session.run(None, {'x': np.ones((1, 8), dtype=np.float32)})\n"
     )
-    stderr = stderr_of_failing(healthy_venv, f"MODEL = {str(MODEL)!r}\n" + script)
-    document = explain(stderr, None, None, socs=load_socs())
-    ids = [c["id"] for c in document["candidates"]]
+    ids, _, stderr = _explained(healthy_venv, script)
     assert ids[:1] == ["qnn-ir-or-saver-backend-does-not-execute"], (ids, stderr[-800:])
     assert "cpu-fallback-disabled-conflicting-cpu-ep" in ids[1:]
 
@@ -462,9 +469,7 @@ def test_options_and_program_mistakes_of_today(
         (tmp_path / "onnxruntime_qnn.py").write_text(
             "import onnxruntime_qnn\nonnxruntime_qnn.get_library_path()\n"
         )
-    stderr = stderr_of_failing(healthy_venv, f"MODEL = {str(MODEL)!r}\n" + script, cwd=tmp_path)
-    document = explain(stderr, None, None, socs=load_socs())
-    ids = [c["id"] for c in document["candidates"]]
+    ids, document, stderr = _explained(healthy_venv, script, tmp_path)
     assert ids[:1] == [expected], (ids, stderr[-800:])
     assert document["candidates"][0]["confidence"] in ("medium", "high")
 
@@ -493,14 +498,13 @@ def test_a_registered_plugin_is_listed_but_a_providers_list_still_does_not_creat
     assert ids[:1] == ["provider-not-listed-plugin-not-registered"], (ids, run.stderr[-800:])
 
 
-def _delegate_raising() -> str:
-    return (
-        REGISTER + "def pick(devices, model_metadata, runtime_metadata, max_selections):\n"
-        "    return [d for d in devices if d.ep_name == model_metadata['preferred']]\n"
-        "options = ort.SessionOptions()\n"
-        "options.set_provider_selection_policy_delegate(pick)\n"
-        "ort.InferenceSession(MODEL, sess_options=options)\n"
-    )
+DELEGATE_RAISES = (  # the selection policy's delegate raises KeyError
+    REGISTER + "def pick(devices, model_metadata, runtime_metadata, max_selections):\n"
+    "    return [d for d in devices if d.ep_name == model_metadata['preferred']]\n"
+    "options = ort.SessionOptions()\n"
+    "options.set_provider_selection_policy_delegate(pick)\n"
+    "ort.InferenceSession(MODEL, sess_options=options)\n"
+)
 
 
 @pytest.mark.parametrize(
@@ -516,7 +520,7 @@ def _delegate_raising() -> str:
             "{'x': np.ones((1, 8), np.float32)})\n",
             "qnn-prepare-only-session-run",
         ),
-        (_delegate_raising(), "ep-selection-delegate-failed"),
+        (DELEGATE_RAISES, "ep-selection-delegate-failed"),
         (
             "import onnxruntime as ort, onnxruntime_qnn as qnn\n"
             "ort.register_execution_provider_library('qnn_plugin', qnn.get_library_path())\n"
@@ -570,8 +574,6 @@ def test_enumerated_mistakes_of_today(
 ) -> None:
     """A sample of the systematic enumeration (tests/diagnosis_corpus/runtime/
     dev-enum-*.json), re-made on every run so a new wording is caught."""
-    stderr = stderr_of_failing(healthy_venv, f"MODEL = {str(MODEL)!r}\n" + script, cwd=tmp_path)
-    document = explain(stderr, None, None, socs=load_socs())
-    ids = [c["id"] for c in document["candidates"]]
+    ids, document, stderr = _explained(healthy_venv, script, tmp_path)
     assert ids[:1] == [expected], (ids, stderr[-800:])
     assert document["candidates"][0]["confidence"] in ("medium", "high")

@@ -384,12 +384,21 @@ def _weak_and_doubtful(candidate: Candidate) -> bool:
     )
 
 
-def causal_order(text: str) -> Callable[[int], tuple[int, int]]:
+def chained_at(text: str) -> list[int]:
+    """Where ``text`` has Python's exception-chaining lines (``_CHAINED``);
+    read once per text, for the causal order and for the follow-on markers."""
+    if "above exception" not in text:  # both lines say it: skip the scan of a long log
+        return []
+    return [m.start() for m in _CHAINED.finditer(text)]
+
+
+def causal_order(text: str, chained: list[int] | None = None) -> Callable[[int], tuple[int, int]]:
     """A sort key for positions in ``text`` in the order things happened:
     a position in a chained exception's cause (before a ``_CHAINED`` marker,
-    with no new traceback in between) comes before every other position."""
+    with no new traceback in between) comes before every other position.
+    ``chained``: ``chained_at(text)``, when the caller has it already."""
     markers = sorted(
-        [(m.start(), True) for m in _CHAINED.finditer(text)]
+        [(at, True) for at in (chained_at(text) if chained is None else chained)]
         + [(m.start(), False) for m in re.finditer(re.escape(_TRACEBACK), text)]
     )
 
@@ -502,7 +511,8 @@ def score(
             c.signature.id,
         )
     )
-    reordered = _root_cause_order(candidates, causal_order(active))
+    chained = chained_at(active)
+    reordered = _root_cause_order(candidates, causal_order(active, chained))
     why: tuple[str, ...] = ()
     if reordered is not None:
         candidates, consequence, tie = reordered
@@ -515,5 +525,5 @@ def score(
         if len(candidates) > 1 and candidates[0].score - candidates[1].score <= CLOSE_MARGIN:
             why = () if tie else _why_first(candidates[0], candidates[1])
     excluded.sort(key=lambda e: (-e.text_score, e.signature.id))
-    follow_on = sorted(m.start() for r in (_RETRY, _CHAINED) for m in r.finditer(active))
+    follow_on = sorted([*chained, *(m.start() for m in _RETRY.finditer(active))])
     return Verdict(tuple(candidates), tuple(excluded), harmless, tie, why, tuple(follow_on))

@@ -223,8 +223,8 @@ def _platform(line: str, allow: Allow) -> Iterator[tuple[str, Any]]:
     if wsl:
         yield "os", "linux"
     elif named and not ("windows" in named and len(set(named)) > 1):
-        # "fails the same way on both Android and Windows": a line that names
-        # Windows beside another system says nothing about this machine's
+        # "fails the same way on Android 14 and on Windows 11": a line that
+        # names Windows beside another system says nothing about this machine's
         yield "os", named[0]
     if allow(_PY_PATH) and (match := _PY_PATH.search(line)):
         yield "python.minor", f"cp3{match['minor']}"
