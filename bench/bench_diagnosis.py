@@ -33,9 +33,12 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from _common import add_wheels_argument, healthy_wheels, make_venv
+
+if TYPE_CHECKING:
+    from qnndoctor.diagnosis import Catalogue
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "diagnosis_corpus"
@@ -54,15 +57,17 @@ class Score:
     wrong_by_confidence: Counter[str] = field(default_factory=Counter)
 
 
-def _score(cases: list[dict[str, Any]], verbose: bool, name: str) -> Score:
-    from qnndoctor.diagnosis import diagnose, load
+def _score(cases: list[dict[str, Any]], verbose: bool, name: str, catalogue: Catalogue) -> Score:
+    from qnndoctor.diagnosis import diagnose
     from qnndoctor.matrixdata import load_socs
 
     socs = load_socs()
-    catalogued = {entry.id for entry in load().signatures}
+    catalogued = {entry.id for entry in catalogue.signatures}
     score = Score(total=len(cases))
     for case in cases:
-        result = diagnose(case["text"], exit_code=case.get("exit_code"), socs=socs)
+        result = diagnose(
+            case["text"], exit_code=case.get("exit_code"), socs=socs, catalogue=catalogue
+        )
         ids = result.ids()
         expected = case["expected"]
         right = ids[:1] == [expected]
@@ -174,7 +179,18 @@ def main() -> int:
         action="store_true",
         help="score the development parts only (while the catalogue is being changed)",
     )
+    parser.add_argument(
+        "--catalogue",
+        type=Path,
+        metavar="FOLDER",
+        help="score a changed copy of the catalogue (a folder with signatures.json and"
+        " harmless.json) instead of the installed one: try a proposal without touching the tree",
+    )
     args = parser.parse_args()
+    from qnndoctor.diagnosis import load
+    from qnndoctor.diagnosis.catalogue import load_from
+
+    catalogue = load_from(args.catalogue) if args.catalogue else load()
     # Every development part (dev*.json) and every held-out part (heldout*.json).
     # Misses are listed for development parts only: listing a held-out miss
     # would show its text's label to whoever tunes the patterns next.
@@ -192,7 +208,7 @@ def main() -> int:
             print(f"{name:9} (empty)")
             continue
         verbose = args.verbose and "heldout" not in name
-        score = _score(cases, verbose, name)
+        score = _score(cases, verbose, name, catalogue)
         _print_score(name, score)
         total = totals[
             "runtime-made held-out"
@@ -215,7 +231,7 @@ def main() -> int:
     errors = 0
     texts = _healthy_texts(args.wheels, not args.no_live)
     for label, text in texts.items():
-        found = diagnose(text).ids()
+        found = diagnose(text, catalogue=catalogue).ids()
         errors += len(found)
         lines = len(text.splitlines())
         print(f"healthy  {label:34} {lines:5} lines: {len(found)} error candidates {found[:3]}")
