@@ -78,6 +78,20 @@ def test_the_onnxruntime_qnn_wheel_name_is_not_a_qnn_sdk_version() -> None:
     assert sdk.value("qnn.version") == "2.31.0"
 
 
+def test_a_qnn_ep_plugin_version_is_not_read_as_a_qnn_sdk_version() -> None:
+    """QNN SDKs below 2.10 predate every onnxruntime-qnn wheel: 'QNN 2.7.0' and a
+    folder 'qnn2.3.0' name the plugin, and must not support an entry that asks
+    for an old QNN SDK (qnn.version < 2.28)."""
+    for text in (
+        "/home/me/envs/qnn2.3.0/lib/python3.11/site-packages/onnxruntime_qnn/__init__.py\n",
+        "Using QNN 2.7.0 on Snapdragon X Elite\n",
+        "C:\\work\\qnn-2.5.0\\run.py\n",
+    ):
+        assert textfacts.from_text(text).value("qnn.version") is None, text
+    assert textfacts.from_text("Using QNN 2.28.0\n").value("qnn.version") == "2.28.0"
+    assert textfacts.from_text("/opt/qcom/qnn-2.31.0/lib\n").value("qnn.version") == "2.31.0"
+
+
 def test_the_arch_a_config_set_is_not_the_devices() -> None:
     facts = textfacts.from_text(
         "QnnDsp <W> Arch 68 set by custom config is different from arch associated with "

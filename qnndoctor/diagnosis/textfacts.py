@@ -63,6 +63,15 @@ _QNN_BUILD = re.compile(
 _QAIRT_PATH = re.compile(
     r"(?<!onnxruntime[-_])(?:qairt|qnn)[\\/_-]v?(2\.\d+\.\d+)(?:\.\d+)?", re.IGNORECASE
 )
+_OLDEST_QNN_SDK_MINOR = 10  # QNN 2.10 (2023) predates every onnxruntime-qnn wheel (2.18+)
+
+
+def _plausible_qnn_sdk(version: str) -> bool:
+    """'QNN 2.7.0' or a folder 'qnn2.3.0' names onnxruntime-qnn 2.x (the QNN EP
+    plugin), not a QNN SDK: SDKs below 2.10 predate every onnxruntime-qnn."""
+    return int(version.split(".")[1]) >= _OLDEST_QNN_SDK_MINOR
+
+
 _PYTHON_TEMPLATE = re.compile(
     r"^\W*Python(?: version)?\s*[:=]?\s*v?(3\.\d+(?:\.\d+)?)\b", re.IGNORECASE
 )
@@ -198,7 +207,7 @@ def _templates(line: str, allow: Allow) -> Iterator[tuple[str, Any]]:
         yield "os", "windows"
         yield "python.arch", {"arm64": "arm64", "amd64": "x86_64"}.get(match["arch"].lower(), "x86")
     for regex in (_QNN_BUILD, _QNN_VERSION, _QAIRT_PATH):
-        if allow(regex) and (match := regex.search(line)):
+        if allow(regex) and (match := regex.search(line)) and _plausible_qnn_sdk(match[1]):
             yield "qnn.version", match[1]
             break
     if allow(_HTP_ARCH) and (match := _HTP_ARCH.search(line)):
