@@ -488,6 +488,30 @@ def test_a_message_wrapped_at_word_boundaries_is_still_recognised(tmp_path: Path
     assert diagnose("Failed to generate EP\ncontext: x model", catalogue=cat).candidates == ()
 
 
+@pytest.mark.parametrize(
+    ("gap", "joins"),
+    [
+        (" ", True),
+        ("\t ", True),
+        ("\n", True),
+        ("\r\n   ", True),
+        ("  \n\t", True),
+        ("\u00a0", True),  # a web page's no-break space, pasted
+        ("\n\n", False),  # a blank line ends the message
+        ("\r\n\r\n", False),
+        ("", False),  # a space is not optional
+    ],
+)
+def test_a_wrap_is_any_white_space_with_at_most_one_line_break(
+    tmp_path: Path, gap: str, joins: bool
+) -> None:
+    """What a literal space of a pattern accepts between its words."""
+    entry = {"id": "gap", "title": "g", "patterns": [{"regex": "Failed to finalize", "weight": 9}]}
+    cat = _write_catalogue(tmp_path, [entry])
+    found = diagnose(f"Failed{gap}to finalize QNN graph", catalogue=cat, text_facts=False)
+    assert (found.ids() == ["gap"]) is joins
+
+
 def test_a_qnn_error_code_written_in_hex_reads_as_its_decimal_code(tmp_path: Path) -> None:
     """QNN's own lines say "err 0x1388", onnxruntime and the catalogue 5000."""
     entry = {
