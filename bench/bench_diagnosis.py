@@ -125,11 +125,22 @@ def _healthy_texts(wheels: Path, live: bool) -> dict[str, str]:
         python = make_venv(Path(tmp), needed)
         from qnndoctor.smoke import MODEL
 
+        sys.path.insert(0, str(ROOT / "tests"))
+        from helpers import onnx_models  # the tests' model builders (needs onnx)
+
+        with_det = onnx_models.with_det(Path(tmp) / "with_det.onnx")
         runs = {
             "verbose HTP session (simulator)": [
                 python,
                 str(ROOT / "tests" / "data" / "verbose_session.py"),
                 str(MODEL),
+            ],
+            # a node the QNN EP rejects (Det) runs on the CPU EP, narrated at verbose level
+            "verbose session, Det on CPU": [
+                python,
+                str(ROOT / "tests" / "data" / "verbose_session.py"),
+                str(with_det),
+                "cpu-fallback",
             ],
             "qnndoctor check -v": [
                 sys.executable,

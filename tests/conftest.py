@@ -117,6 +117,28 @@ def verbose_session(healthy_venv: Path) -> subprocess.CompletedProcess[str]:
     return done
 
 
+@pytest.fixture(scope="session")
+def verbose_session_with_cpu_nodes(
+    healthy_venv: Path, tmp_path_factory: pytest.TempPathFactory
+) -> subprocess.CompletedProcess[str]:
+    """A real verbose session that passed with one node (Det) left to the CPU EP:
+    the QNN EP narrates the rejection ("Validation FAILED for 1 nodes in
+    OrtNodeUnit (Det)") at verbose level, and nothing failed."""
+    from helpers import onnx_models
+
+    model = onnx_models.with_det(tmp_path_factory.mktemp("det") / "with_det.onnx")
+    done = subprocess.run(
+        [str(healthy_venv), str(HERE / "data" / "verbose_session.py"), str(model), "cpu-fallback"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        errors="replace",
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done
+
+
 @dataclass(frozen=True)
 class CliResult:
     code: int

@@ -576,3 +576,25 @@ def test_version_range_condition_tells_1x_from_2x() -> None:
     assert old.top is not None and new.top is not None
     assert old.top.signature.id != new.top.signature.id
     assert new.top.signature.id == "provider-not-listed-plugin-not-registered"
+
+
+def test_verbose_narration_alone_raises_nothing_and_ranks_after_an_error_line(
+    tmp_path: Path,
+) -> None:
+    """A pattern matched only on [V] / [I] lines (a session narrating its choices)
+    raises no candidate on its own, and ranks after a cause an error line raised
+    even when it weighs more; matched on a loud line too, it competes as usual."""
+    narration = {
+        "id": "narrated",
+        "title": "n",
+        "patterns": [{"regex": "Validation FAILED for \\d+ nodes", "weight": 9}],
+    }
+    error = {"id": "error", "title": "e", "patterns": [{"regex": "No such file", "weight": 8}]}
+    cat = _write_catalogue(tmp_path, [narration, error])
+    verbose = "2026 [V:onnxruntime:, x.cc:1 f] Validation FAILED for 1 nodes in OrtNodeUnit (Det)\n"
+    assert diagnose(verbose, catalogue=cat, text_facts=False, resemblance=False).ids() == []
+    failing = verbose + "FileNotFoundError: [Errno 2] No such file or directory: ''\n"
+    found = diagnose(failing, catalogue=cat, text_facts=False, resemblance=False)
+    assert found.ids() == ["error", "narrated"]
+    retyped = failing + "Validation FAILED for 1 nodes (NodeUnit)\n"  # no level: loud
+    assert diagnose(retyped, catalogue=cat, text_facts=False).ids()[0] == "narrated"

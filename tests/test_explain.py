@@ -182,6 +182,24 @@ def test_a_healthy_verbose_session_log_raises_no_cause(
     assert json.dumps(result.to_json())  # serialisable
 
 
+@pytest.mark.real_ort
+def test_a_verbose_session_that_left_a_node_to_the_cpu_raises_no_cause(
+    verbose_session_with_cpu_nodes: subprocess.CompletedProcess[str],
+) -> None:
+    """With CPU fallback on, the QNN EP narrates at verbose level why it leaves a
+    node to the CPU EP ("Validation FAILED for 1 nodes in OrtNodeUnit (Det)",
+    "REASON : ..."). The session ran: that narration is no error, and no guess
+    is made from its words either."""
+    log = verbose_session_with_cpu_nodes.stderr
+    assert "Validation FAILED for 1 nodes in OrtNodeUnit (Det)" in log
+    assert "[V:onnxruntime:" in log
+    from qnndoctor.diagnosis import diagnose
+    from qnndoctor.matrixdata import load_socs
+
+    result = diagnose(log, socs=load_socs())
+    assert result.candidates == (), result.ids()
+
+
 def test_a_qnndoctor_report_given_as_the_log_is_refused_with_the_command_that_reads_it(
     cli: Cli, tmp_path: Path
 ) -> None:

@@ -577,3 +577,28 @@ def test_enumerated_mistakes_of_today(
     ids, document, stderr = _explained(healthy_venv, script, tmp_path)
     assert ids[:1] == [expected], (ids, stderr[-800:])
     assert document["candidates"][0]["confidence"] in ("medium", "high")
+
+
+def test_a_verbose_log_names_the_error_not_the_narration_around_it(
+    healthy_venv: Path, tmp_path: Path
+) -> None:
+    """The same mistake (a profile saved although profiling was never on) pasted
+    with every log at verbose: the QNN EP's narration of a node it left to the
+    CPU EP ("Validation FAILED for 1 nodes ... REASON : ...", logged at [V]) is
+    not an error; the traceback's FileNotFoundError is."""
+    model = onnx_models.with_det(tmp_path / "with_det.onnx")
+    script = (
+        REGISTER + "import numpy as np\n"
+        "ort.set_default_logger_severity(0)\n"
+        "devices = [d for d in ort.get_ep_devices() if d.ep_name == 'QNNExecutionProvider']\n"
+        "options = ort.SessionOptions()\n"
+        "options.log_severity_level = 0\n"
+        "options.add_provider_for_devices(devices, {'backend_type': 'htp'})\n"
+        f"session = ort.InferenceSession({str(model)!r}, sess_options=options)\n"
+        "session.run(None, {'x': np.ones((1, 4, 4), dtype=np.float32)})\n"
+        "open(session.end_profiling()).read()\n"
+    )
+    ids, _, stderr = _explained(healthy_venv, script)
+    assert "Validation FAILED for 1 nodes in OrtNodeUnit (Det)" in stderr
+    assert "FileNotFoundError" in stderr
+    assert ids[:1] == ["end-profiling-without-enable-profiling"], (ids, stderr[-800:])

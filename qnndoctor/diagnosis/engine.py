@@ -28,6 +28,7 @@ from .resemblance import (
     compare,
     reads_like_failure,
 )
+from .severity import loud_match
 
 MIN_SPECIFICITY = 3  # generic words alone (weight 1-2) never raise a candidate
 CORROBORATION = 1  # what each further matched pattern of a candidate adds
@@ -103,6 +104,8 @@ class Candidate:
     # Where in the (harmless-free) text its most specific pattern matched:
     # which of two causes the log names first (None for a guess).
     first_at: int | None = None
+    # Every pattern that raised it matched on verbose / info lines only (severity).
+    quiet: bool = False
 
     @property
     def confirmed_facts(self) -> int:
@@ -223,6 +226,10 @@ def _score(
     literals = Literals(fold(text)) if literals is None else literals
     found = [(p, m) for p in signature.patterns if (m := search(p.regex, text, literals, p.source))]
     raising = sorted(((p, m) for p, m in found if not p.context), key=lambda pm: -pm[0].weight)
+    # Matched only on verbose / info lines (a healthy session's narration, see
+    # severity): ranked after what an error line raised, dropped when nothing was.
+    # One of its patterns on an error or warning line ties it to that line.
+    quiet = bool(raising) and not any(loud_match(p.regex, text, m) for p, m in found)
     by_text = bool(raising) and raising[0][0].weight >= MIN_SPECIFICITY
     by_code = exit_code is not None and exit_code in signature.exit_codes
     if resemblance is not None:
@@ -288,6 +295,7 @@ def _score(
         raised_by="resemblance" if resemblance is not None else "pattern",
         contradicted=contradicted,
         first_at=raising[0][1].start() if raising and by_text else None,
+        quiet=quiet and resemblance is None and not by_code,
     )
 
 
@@ -483,6 +491,10 @@ def score(
             candidates.append(result)
         elif isinstance(result, Excluded):
             excluded.append(result)
+    if not any(not c.quiet for c in candidates):
+        # Narration alone: a verbose session explains its choices (a node left
+        # to the CPU EP) whether or not anything failed. It is no error.
+        candidates = []
     compared = compare(active, catalogue.signatures) if candidates else None
     if compared is not None:
         candidates = _told_apart(candidates, compared)
@@ -507,6 +519,7 @@ def score(
     candidates.sort(
         key=lambda c: (
             c.raised_by == "resemblance" or _weak_and_doubtful(c),
+            c.quiet,
             *(-k for k in c.rank_key()),
             c.signature.id,
         )
