@@ -598,3 +598,35 @@ def test_verbose_narration_alone_raises_nothing_and_ranks_after_an_error_line(
     assert found.ids() == ["error", "narrated"]
     retyped = failing + "Validation FAILED for 1 nodes (NodeUnit)\n"  # no level: loud
     assert diagnose(retyped, catalogue=cat, text_facts=False).ids()[0] == "narrated"
+
+
+def test_verbose_narration_casts_no_doubt_on_an_error_lines_cause(tmp_path: Path) -> None:
+    """A runner-up raised by verbose narration alone, even one that weighs more,
+    does not make the first answer (raised by an error line) doubtful."""
+    narration = {
+        "id": "narrated",
+        "title": "n",
+        "patterns": [{"regex": "Validation FAILED for \\d+ nodes", "weight": 8}],
+        "symptom_examples": [
+            "[V:onnxruntime:, qnn_execution_provider.cc:1713 LogNodeSupport] Validation FAILED"
+            " for 1 nodes in OrtNodeUnit (Det) : REASON : Operators of type Det are not"
+            " supported by QNN EP. Det node will not be assigned to QNN EP."
+        ],
+    }
+    error = {
+        "id": "error",
+        "title": "e",
+        "patterns": [{"regex": "No such file", "weight": 7}],
+        "symptom_examples": ["FileNotFoundError: [Errno 2] No such file or directory: ''"],
+    }
+    cat = _write_catalogue(tmp_path, [narration, error])
+    text = (
+        "2026 [V:onnxruntime:, qnn_execution_provider.cc:1713 LogNodeSupport] Validation FAILED"
+        " for 1 nodes in OrtNodeUnit (Det) :\n"
+        "\tREASON : Operators of type `Det` are not supported by QNN EP.Det node `det` will not"
+        " be assigned to QNN EP.\n"
+        "FileNotFoundError: [Errno 2] No such file or directory: ''\n"
+    )
+    found = diagnose(text, catalogue=cat, text_facts=False, resemblance=False)
+    assert found.ids() == ["error", "narrated"]
+    assert found.doubt(0) is None

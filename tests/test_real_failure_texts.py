@@ -598,7 +598,10 @@ def test_a_verbose_log_names_the_error_not_the_narration_around_it(
         "session.run(None, {'x': np.ones((1, 4, 4), dtype=np.float32)})\n"
         "open(session.end_profiling()).read()\n"
     )
-    ids, _, stderr = _explained(healthy_venv, script)
+    ids, document, stderr = _explained(healthy_venv, script)
     assert "Validation FAILED for 1 nodes in OrtNodeUnit (Det)" in stderr
     assert "FileNotFoundError" in stderr
     assert ids[:1] == ["end-profiling-without-enable-profiling"], (ids, stderr[-800:])
+    # the narration is listed after it, and casts no doubt on it
+    assert "qnn-ep-op-builder-rejected-node" in ids[1:]
+    assert document["candidates"][0]["doubt"] is None

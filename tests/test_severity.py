@@ -78,3 +78,20 @@ def test_a_loud_match_skips_the_narration() -> None:
     only_quiet = text.rsplit("\n", 2)[0]
     first = regex.search(only_quiet)
     assert first is not None and loud_match(regex, only_quiet, first) is None
+
+
+def test_the_lines_shown_as_the_failure_are_loud_ones_when_there_are_any() -> None:
+    """With no catalogued cause, explain shows the lines that read like the
+    failure: an error line, not the narration around it; narration only when
+    nothing louder reads like a failure (so nothing is lost)."""
+    from qnndoctor.diagnosis.resemblance import failure_lines
+
+    narration = [
+        "2026 [V:onnxruntime:, x.cc:1 LogNodeSupport] Validation FAILED for 1 nodes in (Det) :",
+        "\tREASON : Operators of type `Det` are not supported by QNN EP.",
+        "2026 [V:onnxruntime:, x.cc:1 LogNodeSupport] Validation FAILED for 2 nodes in (If) :",
+    ]
+    error = "2026 [E:onnxruntime:, x.cc:9 Run] Something unknown failed in the run"
+    shown = failure_lines([*narration, error], frozenset())
+    assert [number for number, _ in shown] == [4]
+    assert [number for number, _ in failure_lines(narration, frozenset())] == [1, 2, 3]

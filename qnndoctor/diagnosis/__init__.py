@@ -45,9 +45,12 @@ def _competes(other: Candidate, candidate: Candidate, follow_on_at: tuple[int, .
     consequence (a follow-on message) never does against a cause, nor does a
     message first printed after a follow-on marker (``Verdict.follow_on_at``:
     Python's retry banner or exception chaining) that ``candidate``'s precedes:
-    it only happened because the earlier attempt failed."""
+    it only happened because the earlier attempt failed. Nor does a candidate
+    raised by verbose narration alone (``quiet``) against one an error line raised."""
     if other.signature.consequence and not candidate.signature.consequence:
         return False
+    if other.quiet and not candidate.quiet:
+        return False  # a verbose session's narration does not doubt an error line's cause
     start, end = candidate.first_at, other.first_at
     if start is None or end is None:
         return True

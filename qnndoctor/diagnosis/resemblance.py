@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from . import prefilter
 from .catalogue import Signature
-from .severity import loud_match
+from .severity import QUIET, level, loud_match
 
 MIN_SIMILARITY = 1.0  # below this, the shared words are coincidence (see docs/diagnosis.md)
 MIN_SHARED = 2  # one shared word is never a resemblance
@@ -98,12 +98,19 @@ def failure_lines(
     """The lines (1-based number, text) that read like the failure: the first
     ``first`` of them and the last, the harmless ones (``skip``) left out. Said
     when no catalogued cause matched: what to search for or to report."""
-    found: list[tuple[int, str]] = []
+    loud: list[tuple[int, str]] = []
+    quiet: list[tuple[int, str]] = []
+    record: str | None = None  # the level of the record an indented line continues
     for number, line in enumerate(lines, 1):
+        own = level(line)
+        record = own if own is not None or not line[:1].isspace() else record
         if number in skip or not line.strip():
             continue
         if _RAISED.search(line) or _FAILURE_FOLDED.search(line.lower()):
-            found.append((number, line.strip()[:width]))
+            # a verbose session's narration ("Validation FAILED for 1 nodes") only
+            # when nothing louder reads like a failure
+            (quiet if record in QUIET else loud).append((number, line.strip()[:width]))
+    found = loud or quiet
     if len(found) > first + 1:
         found = [*found[:first], found[-1]]
     return tuple(found)
