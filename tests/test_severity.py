@@ -95,3 +95,15 @@ def test_the_lines_shown_as_the_failure_are_loud_ones_when_there_are_any() -> No
     shown = failure_lines([*narration, error], frozenset())
     assert [number for number, _ in shown] == [4]
     assert [number for number, _ in failure_lines(narration, frozenset())] == [1, 2, 3]
+
+
+def test_the_words_of_a_failure_are_read_without_the_narration() -> None:
+    """What a text resembles is read from its loud records: a verbose record and
+    its indented continuation go, a traceback stays; a text of narration only is
+    kept whole (nothing to compare otherwise)."""
+    from qnndoctor.diagnosis.severity import without_narration
+
+    assert without_narration(NARRATED) == NARRATED[NARRATED.index("\nTraceback") :]
+    only = NARRATED[: NARRATED.index("\n\nTraceback")]
+    assert without_narration(only) == only
+    assert without_narration("plain text\n") == "plain text\n"

@@ -28,7 +28,7 @@ from .resemblance import (
     compare,
     reads_like_failure,
 )
-from .severity import loud_match
+from .severity import loud_match, without_narration
 
 MIN_SPECIFICITY = 3  # generic words alone (weight 1-2) never raise a candidate
 CORROBORATION = 1  # what each further matched pattern of a candidate adds
@@ -495,7 +495,10 @@ def score(
         # Narration alone: a verbose session explains its choices (a node left
         # to the CPU EP) whether or not anything failed. It is no error.
         candidates = []
-    compared = compare(active, catalogue.signatures) if candidates else None
+    # What the text resembles is read from its error lines, not from a verbose
+    # session's narration of every node it placed (severity).
+    worded = without_narration(active)
+    compared = compare(worded, catalogue.signatures) if candidates else None
     if compared is not None:
         candidates = _told_apart(candidates, compared)
     weak = max((c.matched_score for c in candidates), default=0) < WEAK_SCORE
@@ -504,7 +507,7 @@ def score(
         # as a guess (facts still judge).
         raised = {c.signature.id for c in candidates}
         if compared is None:
-            compared = compare(active, catalogue.signatures)
+            compared = compare(worded, catalogue.signatures)
         for similar in compared.offered():
             if similar.signature.id in raised:
                 continue

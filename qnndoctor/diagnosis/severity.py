@@ -25,6 +25,10 @@ _QNN_LEVEL = re.compile(
     r"|\.(?:cc|cpp|c|h):\d+:(VERBOSE|DEBUG|INFO|WARNING|ERROR|FATAL):",
 )
 QUIET = frozenset("VID")  # verbose, info, debug
+_ANY_QUIET = re.compile(
+    r"\[[VID]:onnxruntime:|\s[VID] onnxruntime:|<[VID]>|\[\s*(?:VERBOSE|DEBUG|INFO)\s*\]"
+    r"|\.(?:cc|cpp|c|h):\d+:(?:VERBOSE|DEBUG|INFO):"
+)
 _MAX_TRIES = 100_000  # later matches looked at for one on a loud line (a bound, not a budget)
 
 
@@ -83,3 +87,19 @@ def loud_match(regex: re.Pattern[str], text: str, first: re.Match[str]) -> re.Ma
             return None
         found = regex.search(text, next_line + 1)
     return None
+
+
+def without_narration(text: str) -> str:
+    """``text`` without its verbose / info / debug records (``text`` itself when
+    that would leave nothing): what the words of a failure are compared on."""
+    if not _ANY_QUIET.search(text):
+        return text  # no verbose / info tag at all: nothing to take out
+    kept: list[str] = []
+    record: str | None = None
+    for line in text.split("\n"):
+        own = level(line)
+        record = own if own is not None or not line[:1].isspace() else record
+        if record not in QUIET:
+            kept.append(line)
+    return "\n".join(kept) if any(line.strip() for line in kept) else text
+
