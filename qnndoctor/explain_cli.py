@@ -206,6 +206,8 @@ def render_text(document: dict[str, Any], out: TextIO) -> None:
             guessed = (
                 " (a guess: its symptoms resemble the text)"
                 if c.get("raised_by") == "resemblance"
+                else " (only in verbose / info lines: what the session narrated)"
+                if c.get("verbose_only")
                 else ""
             )
             out.write(f"\n{rank}. {c['title']}  [{c['id']}, score {c['score']}]{guessed}\n")

@@ -605,3 +605,7 @@ def test_a_verbose_log_names_the_error_not_the_narration_around_it(
     # the narration is listed after it, and casts no doubt on it
     assert "qnn-ep-op-builder-rejected-node" in ids[1:]
     assert document["candidates"][0]["doubt"] is None
+    narrated = next(
+        c for c in document["candidates"] if c["id"] == "qnn-ep-op-builder-rejected-node"
+    )
+    assert narrated["verbose_only"] and not document["candidates"][0]["verbose_only"]

@@ -172,6 +172,8 @@ class Diagnosis:
                 "confidence": self.confidence(rank),
                 "doubt": self.doubt(rank),
                 "raised_by": c.raised_by,
+                # matched on verbose / info lines only: what a session narrated
+                "verbose_only": c.quiet,
                 "consequence": s.consequence,
                 "catalogue_confidence": s.confidence,
                 "cause": s.cause,
