@@ -630,3 +630,28 @@ def test_verbose_narration_casts_no_doubt_on_an_error_lines_cause(tmp_path: Path
     found = diagnose(text, catalogue=cat, text_facts=False, resemblance=False)
     assert found.ids() == ["error", "narrated"]
     assert found.doubt(0) is None
+
+
+def test_a_log_quoted_in_an_issue_comment_reads_as_the_log(tmp_path: Path) -> None:
+    """Replies quote a log with Markdown's "> " (nested: ">> "); a pattern that
+    runs over a line break still matches, and the quote marker is not text."""
+    entry = {
+        "id": "callback",
+        "title": "c",
+        "patterns": [
+            {
+                "regex": "Exception ignored in: 'onnxruntime\\.InferenceSession\\.run_async "
+                "callback'\\s*\\n(?:Traceback|\\w+Error)",
+                "weight": 9,
+            }
+        ],
+    }
+    cat = _write_catalogue(tmp_path, [entry])
+    log = (
+        "Exception ignored in: 'onnxruntime.InferenceSession.run_async callback'\n"
+        "TypeError: on_done() takes 1 positional argument but 3 were given\n"
+    )
+    for quoted in (log, "".join("> " + line for line in log.splitlines(True))):
+        assert diagnose(quoted, catalogue=cat, text_facts=False).ids() == ["callback"], quoted
+    nested = "".join(">> " + line for line in log.splitlines(True))
+    assert diagnose(nested, catalogue=cat, text_facts=False).ids() == ["callback"]

@@ -44,6 +44,7 @@ RESEMBLANCE_SCALE = 2  # a guess's score: its similarity, doubled and rounded
 # each adding its similarity to the entry's symptoms, rounded, at most this much.
 MAX_RESEMBLANCE_BONUS = 3
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_QUOTE = re.compile(r"^(?:> ?)+")  # Markdown quote markers, nested ones too
 MAX_LINE = 4000
 # Python prints a chained exception's cause first, but only when the program
 # ends: log lines of the later failure come before it in the text although
@@ -176,6 +177,9 @@ def clean_lines(text: str) -> list[str]:
         lines = [line[:MAX_LINE] for line in text.splitlines()]
     if "0x" in text:
         lines = [_decimal_codes(line) if "0x" in line else line for line in lines]
+    if "\n>" in text or text.startswith(">"):
+        # a log quoted in an issue comment ("> [E:onnxruntime...]") reads as the log
+        lines = [_QUOTE.sub("", line, count=1) if line.startswith(">") else line for line in lines]
     return lines
 
 
