@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from . import prefilter
 from .catalogue import Signature
-from .severity import QUIET, level, loud_match
+from .severity import QUIET, loud_match, record_levels
 
 MIN_SIMILARITY = 1.0  # below this, the shared words are coincidence (see docs/diagnosis.md)
 MIN_SHARED = 2  # one shared word is never a resemblance
@@ -100,10 +100,7 @@ def failure_lines(
     when no catalogued cause matched: what to search for or to report."""
     loud: list[tuple[int, str]] = []
     quiet: list[tuple[int, str]] = []
-    record: str | None = None  # the level of the record an indented line continues
-    for number, line in enumerate(lines, 1):
-        own = level(line)
-        record = own if own is not None or not line[:1].isspace() else record
+    for number, (line, record) in enumerate(record_levels(lines), 1):
         if number in skip or not line.strip():
             continue
         if _RAISED.search(line) or _FAILURE_FOLDED.search(line.lower()):

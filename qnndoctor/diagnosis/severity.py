@@ -14,6 +14,7 @@ A line without a tag (a traceback, a message retyped in an issue) is loud.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 
 # onnxruntime's own prefix: "[V:onnxruntime:, file.cc:12 Func]"; Android's logcat
 # relays it as "V onnxruntime:" (the tag letter before the tag name).
@@ -89,17 +90,20 @@ def loud_match(regex: re.Pattern[str], text: str, first: re.Match[str]) -> re.Ma
     return None
 
 
+def record_levels(lines: Iterable[str]) -> Iterator[tuple[str, str | None]]:
+    """Each line with the level of the record it belongs to (``level_at``, read
+    forwards): its own tag, or the record's it continues when it is indented."""
+    record: str | None = None
+    for line in lines:
+        own = level(line)
+        record = own if own is not None or not line[:1].isspace() else record
+        yield line, record
+
+
 def without_narration(text: str) -> str:
     """``text`` without its verbose / info / debug records (``text`` itself when
     that would leave nothing): what the words of a failure are compared on."""
     if not _ANY_QUIET.search(text):
         return text  # no verbose / info tag at all: nothing to take out
-    kept: list[str] = []
-    record: str | None = None
-    for line in text.split("\n"):
-        own = level(line)
-        record = own if own is not None or not line[:1].isspace() else record
-        if record not in QUIET:
-            kept.append(line)
+    kept = [line for line, record in record_levels(text.split("\n")) if record not in QUIET]
     return "\n".join(kept) if any(line.strip() for line in kept) else text
-
