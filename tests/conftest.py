@@ -103,18 +103,9 @@ def healthy_venv(tmp_path_factory: pytest.TempPathFactory, real_wheels: dict[str
 def verbose_session(healthy_venv: Path) -> subprocess.CompletedProcess[str]:
     """A real verbose ORT + QNN session that passed on the HTP simulator
     (tests/data/verbose_session.py), run once for every test that reads its log."""
-    script = HERE / "data" / "verbose_session.py"
-    model = resources.files("qnndoctor").joinpath("smoke/qdq_add.onnx")
-    done = subprocess.run(
-        [str(healthy_venv), str(script), str(model)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-        errors="replace",
+    return _verbose_run(
+        healthy_venv, str(resources.files("qnndoctor").joinpath("smoke/qdq_add.onnx"))
     )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done
 
 
 @pytest.fixture(scope="session")
@@ -127,8 +118,13 @@ def verbose_session_with_cpu_nodes(
     from helpers import onnx_models
 
     model = onnx_models.with_det(tmp_path_factory.mktemp("det") / "with_det.onnx")
+    return _verbose_run(healthy_venv, str(model), "cpu-fallback")
+
+
+def _verbose_run(python: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """tests/data/verbose_session.py run by ``python``; it must pass."""
     done = subprocess.run(
-        [str(healthy_venv), str(HERE / "data" / "verbose_session.py"), str(model), "cpu-fallback"],
+        [str(python), str(HERE / "data" / "verbose_session.py"), *args],
         capture_output=True,
         text=True,
         timeout=120,
