@@ -28,7 +28,7 @@ from .resemblance import (
     compare,
     reads_like_failure,
 )
-from .severity import loud_match, without_narration
+from .severity import loud_match, loud_records
 
 MIN_SPECIFICITY = 3  # generic words alone (weight 1-2) never raise a candidate
 CORROBORATION = 1  # what each further matched pattern of a candidate adds
@@ -230,10 +230,6 @@ def _score(
     literals = Literals(fold(text)) if literals is None else literals
     found = [(p, m) for p in signature.patterns if (m := search(p.regex, text, literals, p.source))]
     raising = sorted(((p, m) for p, m in found if not p.context), key=lambda pm: -pm[0].weight)
-    # Matched only on verbose / info lines (a healthy session's narration, see
-    # severity): ranked after what an error line raised, dropped when nothing was.
-    # One of its patterns on an error or warning line ties it to that line.
-    quiet = bool(raising) and not any(loud_match(p.regex, text, m) for p, m in found)
     by_text = bool(raising) and raising[0][0].weight >= MIN_SPECIFICITY
     by_code = exit_code is not None and exit_code in signature.exit_codes
     if resemblance is not None:
@@ -290,6 +286,15 @@ def _score(
     # much as a fitting one counts for it (a guess: it only speaks, see above).
     for line in contradicted:
         evidence.append(Evidence("fact", line, 0 if resemblance is not None else -FACT_WEIGHT))
+    # Matched only on verbose / info lines (a healthy session's narration, see
+    # severity): ranked after what an error line raised, dropped when nothing was.
+    # One of its patterns on an error or warning line ties it to that line.
+    # (Read here, for a candidate only: the lines' levels cost a look each.)
+    quiet = (
+        bool(raising)  # a guess has no matched pattern: it is no narration
+        and not by_code
+        and not any(loud_match(p.regex, text, m) for p, m in found)
+    )
     return Candidate(
         signature,
         score=sum(e.weight for e in evidence),
@@ -299,7 +304,7 @@ def _score(
         raised_by="resemblance" if resemblance is not None else "pattern",
         contradicted=contradicted,
         first_at=raising[0][1].start() if raising and by_text else None,
-        quiet=quiet and resemblance is None and not by_code,
+        quiet=quiet,
     )
 
 
@@ -499,14 +504,17 @@ def score(
         # Narration alone: a verbose session explains its choices (a node left
         # to the CPU EP) whether or not anything failed. It is no error.
         candidates = []
-    # What the text resembles is read from its error lines, not from a verbose
-    # session's narration of every node it placed (severity).
-    worded = without_narration(active)
+    # What reads like a failure and what the text resembles come from its loud
+    # records, not from a verbose session's narration of every node it placed
+    # (severity); read once, and only when a comparison or a guess needs it.
+    weak = max((c.matched_score for c in candidates), default=0) < WEAK_SCORE
+    guessing = resemblance and weak
+    loud = loud_records(active) if candidates or guessing else ""
+    worded = loud if loud.strip() else active
     compared = compare(worded, catalogue.signatures) if candidates else None
     if compared is not None:
         candidates = _told_apart(candidates, compared)
-    weak = max((c.matched_score for c in candidates), default=0) < WEAK_SCORE
-    if resemblance and weak and reads_like_failure(active):
+    if guessing and reads_like_failure(loud):
         # Nothing (or only something weak) matched: offer what the text resembles,
         # as a guess (facts still judge).
         raised = {c.signature.id for c in candidates}

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from . import prefilter
 from .catalogue import Signature
-from .severity import QUIET, loud_match, record_levels
+from .severity import QUIET, record_levels
 
 MIN_SIMILARITY = 1.0  # below this, the shared words are coincidence (see docs/diagnosis.md)
 MIN_SHARED = 2  # one shared word is never a resemblance
@@ -114,15 +114,12 @@ def failure_lines(
 
 
 def reads_like_failure(text: str) -> bool:
-    """Whether ``text`` (without its harmless lines) reports something going wrong
+    """Whether ``text`` (without its harmless lines and its verbose narration,
+    ``severity.loud_records``: "Validation FAILED for 1 nodes" at [V] is a
+    healthy session's account) reports something going wrong
     (through the literal pre-filter: a healthy 20,000-line log is not scanned
     character by character)."""
-    for regex in (FAILURE_WORDS, _RAISED):
-        found = prefilter.search(regex, text)
-        # "Validation FAILED for 1 nodes" at verbose level is a healthy session's narration
-        if found is not None and loud_match(regex, text, found) is not None:
-            return True
-    return False
+    return bool(prefilter.search(FAILURE_WORDS, text) or prefilter.search(_RAISED, text))
 
 
 def _basename(match: re.Match[str]) -> str:

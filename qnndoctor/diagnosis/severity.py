@@ -100,10 +100,17 @@ def record_levels(lines: Iterable[str]) -> Iterator[tuple[str, str | None]]:
         yield line, record
 
 
-def without_narration(text: str) -> str:
-    """``text`` without its verbose / info / debug records (``text`` itself when
-    that would leave nothing): what the words of a failure are compared on."""
+def loud_records(text: str) -> str:
+    """``text`` without its verbose / info / debug records: what reads like a
+    failure, and the words a failure is compared on."""
     if not _ANY_QUIET.search(text):
         return text  # no verbose / info tag at all: nothing to take out
-    kept = [line for line, record in record_levels(text.split("\n")) if record not in QUIET]
-    return "\n".join(kept) if any(line.strip() for line in kept) else text
+    return "\n".join(
+        line for line, record in record_levels(text.split("\n")) if record not in QUIET
+    )
+
+
+def without_narration(text: str) -> str:
+    """``loud_records(text)``, or ``text`` itself when that leaves nothing."""
+    loud = loud_records(text)
+    return loud if loud.strip() else text
