@@ -289,6 +289,12 @@ def test_a_consequence_first_points_at_the_uncatalogued_failure_it_follows(
     assert "Failed to create context" in document["follows_from"]["text"]
     text = cli("explain", "--log", str(log)).out
     assert "only follows from an earlier failure" in text and "Failed to create context" in text
+    # The same earlier failure in QNN's own tool format ("[ ERROR ]"), as an AI Hub
+    # job log prints it, is the runtime's error line too.
+    tool = "124.9ms [ ERROR ] Failed to create context. Error: QNN_COMMON_ERROR_NOT_SUPPORTED"
+    log.write_text(f"{tool}\nTraceback (most recent call last):\n{consequence}\n")
+    from_tool = cli("explain", "--log", str(log), "--json").json()
+    assert from_tool["follows_from"]["line"] == 1
     # Alone, the same message is the answer: nothing earlier to point at.
     log.write_text(f"{consequence}\n")
     alone = cli("explain", "--log", str(log), "--json").json()

@@ -22,6 +22,7 @@ from .catalogue import Catalogue, CatalogueError, Signature, load
 from .engine import CLOSE_MARGIN, Candidate, Excluded, Verdict, clean_lines, score
 from .facts import DiagnosisFacts, Fact, from_report_facts, merge
 from .resemblance import MIN_SIMILARITY, failure_lines
+from .severity import level
 
 __all__ = [
     "Candidate",
@@ -58,9 +59,10 @@ def _competes(other: Candidate, candidate: Candidate, follow_on_at: tuple[int, .
 
 
 # The earlier failure a consequence follows is an error line of the runtime's
-# own log (onnxruntime's [E:...], QNN's <E>): a wrapper's summary or an issue
-# title that says "failed" is not one.
-_ERROR_LINE = re.compile(r"\[E:onnxruntime|<E>")
+# own log, tagged at error level (severity.level: onnxruntime's [E:...], QNN's
+# <E> or [ ERROR ], logcat's E): a wrapper's summary or an issue title that says
+# "failed" is not one.
+_ERROR_LEVELS = frozenset("EF")
 _NOT_THE_FAILURE = re.compile(
     r"\[W:onnxruntime|<W>|\bWARNING\b|UserWarning|^\s*Traceback \(most recent call last\)"
 )
@@ -244,7 +246,7 @@ def _follows_from(verdict: Verdict, lines: list[str]) -> tuple[int, str] | None:
     skip = frozenset(number for number, _id in verdict.harmless)
     for number, line in failure_lines(lines, skip):
         if (
-            _ERROR_LINE.search(line)
+            level(line) in _ERROR_LEVELS
             and not _NOT_THE_FAILURE.search(line)
             and not any(regex.search(line) for regex in own)
         ):
