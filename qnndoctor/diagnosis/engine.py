@@ -28,7 +28,7 @@ from .resemblance import (
     compare,
     reads_like_failure,
 )
-from .severity import loud_match, loud_records
+from .severity import loud_match, loud_records, without_narration
 
 MIN_SPECIFICITY = 3  # generic words alone (weight 1-2) never raise a candidate
 CORROBORATION = 1  # what each further matched pattern of a candidate adds
@@ -510,7 +510,7 @@ def score(
     weak = max((c.matched_score for c in candidates), default=0) < WEAK_SCORE
     guessing = resemblance and weak
     loud = loud_records(active) if candidates or guessing else ""
-    worded = loud if loud.strip() else active
+    worded = without_narration(active, loud)
     compared = compare(worded, catalogue.signatures) if candidates else None
     if compared is not None:
         candidates = _told_apart(candidates, compared)

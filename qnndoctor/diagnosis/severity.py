@@ -44,13 +44,6 @@ def level(line: str) -> str | None:
     return None
 
 
-def line_at(text: str, at: int) -> str:
-    """The line of ``text`` holding position ``at``."""
-    start = text.rfind("\n", 0, at) + 1
-    end = text.find("\n", at)
-    return text[start : end if end >= 0 else len(text)]
-
-
 _MAX_RECORD_LINES = 64  # continuation lines looked back over for a record's first line
 
 
@@ -110,7 +103,8 @@ def loud_records(text: str) -> str:
     )
 
 
-def without_narration(text: str) -> str:
-    """``loud_records(text)``, or ``text`` itself when that leaves nothing."""
-    loud = loud_records(text)
+def without_narration(text: str, loud: str | None = None) -> str:
+    """``loud_records(text)``, or ``text`` itself when that leaves nothing.
+    ``loud``: ``loud_records(text)``, when the caller has it."""
+    loud = loud_records(text) if loud is None else loud
     return loud if loud.strip() else text
