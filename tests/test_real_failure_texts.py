@@ -155,6 +155,14 @@ def _explained(
     return [c["id"] for c in document["candidates"]], document, stderr
 
 
+def _named_first_and_sure(python: Path, script: str, expected: str, cwd: Path) -> None:
+    """A real failing run of ``script`` is explained as ``expected``, first and
+    at medium or high confidence."""
+    ids, document, stderr = _explained(python, script, cwd)
+    assert ids[:1] == [expected], (ids, stderr[-800:])
+    assert document["candidates"][0]["confidence"] in ("medium", "high")
+
+
 @pytest.mark.parametrize(
     ("script", "expected"),
     [
@@ -469,9 +477,7 @@ def test_options_and_program_mistakes_of_today(
         (tmp_path / "onnxruntime_qnn.py").write_text(
             "import onnxruntime_qnn\nonnxruntime_qnn.get_library_path()\n"
         )
-    ids, document, stderr = _explained(healthy_venv, script, tmp_path)
-    assert ids[:1] == [expected], (ids, stderr[-800:])
-    assert document["candidates"][0]["confidence"] in ("medium", "high")
+    _named_first_and_sure(healthy_venv, script, expected, tmp_path)
 
 
 def test_a_registered_plugin_is_listed_but_a_providers_list_still_does_not_create_it(
@@ -574,9 +580,7 @@ def test_enumerated_mistakes_of_today(
 ) -> None:
     """A sample of the systematic enumeration (tests/diagnosis_corpus/runtime/
     dev-enum-*.json), re-made on every run so a new wording is caught."""
-    ids, document, stderr = _explained(healthy_venv, script, tmp_path)
-    assert ids[:1] == [expected], (ids, stderr[-800:])
-    assert document["candidates"][0]["confidence"] in ("medium", "high")
+    _named_first_and_sure(healthy_venv, script, expected, tmp_path)
 
 
 def test_a_verbose_log_names_the_error_not_the_narration_around_it(
