@@ -1,5 +1,5 @@
 """Benchmark `qnndoctor check` against its two baselines, side by side in one
-run (run by hand; numbers go in the README).
+run (run by hand; numbers go in docs/speed.md).
 
 On one venv (onnxruntime 1.31.1 + onnxruntime-qnn 2.7.0 + numpy + pip, HTP
 simulator), alternating (each repetition starts one command later than the

@@ -1,5 +1,5 @@
 """How often the diagnosis engine names the maintainers' cause first (run by
-hand; numbers go in the README).
+hand; numbers go in docs/accuracy.md).
 
 Corpora (tests/diagnosis_corpus/): real failure reports from public trackers,
 each with its link and the cause the thread established.

@@ -1,5 +1,5 @@
 """Benchmark `qnndoctor explain --log` on big verbose logs against a baseline
-measured in the same run (run by hand; numbers go in the README).
+measured in the same run (run by hand; numbers go in docs/speed.md).
 
 Logs (built here, from a real session):
   2.6k  a real verbose ORT + QNN session that passes on the HTP simulator

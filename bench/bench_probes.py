@@ -1,5 +1,5 @@
 """Benchmark the probe program alone: the child ``qnndoctor check`` starts in
-the target interpreter (run by hand; numbers go in the README).
+the target interpreter (run by hand; numbers go in docs/speed.md).
 
 One target venv (onnxruntime 1.31.1 + onnxruntime-qnn 2.7.0 + numpy + pip).
 The probe package comes from qnndoctor's wheel built from this checkout and

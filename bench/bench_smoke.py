@@ -1,4 +1,4 @@
-"""Benchmark the smoke session's overhead (run by hand; numbers go in the README).
+"""Benchmark the smoke session's overhead (run by hand; numbers go in docs/speed.md).
 
 Side by side, alternating, in one run on the same venv (onnxruntime 1.31.1 +
 onnxruntime-qnn 2.7.0 + numpy, HTP simulator):

@@ -1,6 +1,6 @@
 """The fault battery: every way the smoke child can misbehave, every bad input
 file, and planted secrets; prints how many were contained (run by hand; the
-numbers go in the README).
+numbers go in docs/robustness.md).
 
 Smoke-child faults run real fake target interpreters (a /bin/sh wrapper
 around a Python body, as the tests do). A fault is *contained* when

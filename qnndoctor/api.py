@@ -221,7 +221,7 @@ def ensure_ready(
     Runs a real check: with the smoke session about 1.2 to 1.3 times what
     importing onnxruntime and running one tiny model session costs, about a
     third of that without when these facts were judged before, half the
-    first time (README, "Python API").
+    first time (docs/cli.md, "Python API").
     """
     report = check(
         python,

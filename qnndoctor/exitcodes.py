@@ -1,4 +1,4 @@
-"""Exit codes of every qnndoctor command (documented in the README)."""
+"""Exit codes of every qnndoctor command (documented in docs/cli.md)."""
 
 OK = 0  # no finding at or above --fail-on
 FINDINGS = 1  # findings at or above --fail-on

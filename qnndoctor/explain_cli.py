@@ -28,7 +28,7 @@ RUNNERS_UP = 2
 # on the first answer; measured by leave-one-out, a third of them were wrong with the
 # right entry catalogued, and all of them without it (docs/diagnosis.md); on the
 # unseen held-out reports, 4 of 23 low first answers were right (8 of 11 at
-# high or medium; README).
+# high or medium; docs/accuracy.md).
 WEAK_NOTE = (
     "No catalogued cause matched this text well: what follows is a lead to check, not an answer.\n"
 )
