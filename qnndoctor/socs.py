@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from .facts import Facts
-from .matrixdata import Matrix, Soc, SocMatch, identify_soc
+from .matrixdata import Matrix, Soc, SocMatch
 
 _NOISE = re.compile(r"\((?:r|tm)\)|®|™|qualcomm|snapdragon|processor|compute platform", re.I)
 
@@ -153,9 +153,10 @@ def _spoken(name: str) -> re.Pattern[str]:
 
 def identify(facts: Facts, matrix: Matrix) -> SocMatch | None:
     """The SoC the soc probe's facts name: the Windows processor name and
-    Linux socinfo first (``matrixdata.identify_soc``), then the device tree's
-    ``compatible`` (``qcom,x1e80100``) and Android's ``ro.soc.model``."""
-    match = identify_soc(facts, matrix)
+    Linux socinfo first, then the device tree's ``compatible``
+    (``qcom,x1e80100``) and Android's ``ro.soc.model``. The one identifier:
+    ``check``, ``model``, ``explain`` and the resolver all ask it."""
+    match = _by_processor_name_or_socinfo(facts, matrix)
     if match is not None:
         return match
     socinfo = facts.value("soc", "socinfo") or {}
@@ -180,5 +181,39 @@ def identify(facts: Facts, matrix: Matrix) -> SocMatch | None:
             if found:
                 return SocMatch(
                     found[0], f"Android {prop} {value}", f"soc.android_properties.{prop}", value
+                )
+    return None
+
+
+def _token(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def _by_processor_name_or_socinfo(facts: Facts, matrix: Matrix) -> SocMatch | None:
+    """The Windows processor name, then Linux socinfo (id, machine)."""
+    name = facts.value("soc", "processor_name")
+    if isinstance(name, str) and name:
+        squashed = _token(name)
+        # SKU tokens (X1E78100) before family phrases ("Snapdragon(R) X Plus").
+        for specific in (True, False):
+            for soc in matrix.socs:
+                for pattern in soc.windows_patterns:
+                    is_sku = " " not in pattern
+                    if is_sku == specific and _token(pattern) and _token(pattern) in squashed:
+                        return SocMatch(
+                            soc, f"processor name contains {pattern!r}", "soc.processor_name", name
+                        )
+    socinfo = facts.value("soc", "socinfo") or {}
+    soc_id = socinfo.get("soc_id") if isinstance(socinfo, dict) else None
+    if isinstance(soc_id, str) and soc_id.strip().isdigit():
+        for soc in matrix.socs:
+            if int(soc_id) in soc.linux_soc_ids:
+                return SocMatch(soc, f"Linux soc_id {soc_id}", "soc.socinfo.soc_id", soc_id)
+    machine = socinfo.get("machine") if isinstance(socinfo, dict) else None
+    if isinstance(machine, str) and machine:
+        for soc in matrix.socs:
+            if _token(machine) in {_token(p) for p in (soc.part, *soc.aliases)}:
+                return SocMatch(
+                    soc, f"Linux soc0 machine {machine}", "soc.socinfo.machine", machine
                 )
     return None

@@ -18,8 +18,9 @@ from qnndoctor.probes.base import ProbeOutput
 
 from qnndoctor.facts import Facts, ProbeFacts
 from qnndoctor.findings import Finding, Severity
-from qnndoctor.matrixdata import identify_soc, load
+from qnndoctor.matrixdata import load
 from qnndoctor.rules import Rule, evaluate
+from qnndoctor.socs import identify as identify_soc
 
 ANSWERS = json.loads((Path(__file__).parent / "data" / "windows_answers.json").read_text())
 MATRIX = load()

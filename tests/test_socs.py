@@ -12,8 +12,9 @@ import pytest
 
 from qnndoctor._layout import package_dir
 from qnndoctor.facts import Facts
-from qnndoctor.matrixdata import Soc, identify_soc, load
+from qnndoctor.matrixdata import Soc, load
 from qnndoctor.socs import SocLookupError, find_soc, find_socs, normalize
+from qnndoctor.socs import identify as identify_soc
 
 MATRIX_DIR = package_dir("matrix")
 assert MATRIX_DIR is not None
@@ -143,3 +144,30 @@ def test_identify_soc_from_probe_facts_every_branch() -> None:
     assert identify_soc(_facts(processor_name="Intel(R) Core(TM) i7"), matrix) is None
     assert identify_soc(_facts(socinfo={"soc_id": None, "machine": 7}), matrix) is None
     assert identify_soc(_facts(), matrix) is None
+
+
+@pytest.mark.parametrize(
+    "soc_values",
+    [
+        {"android_properties": {"ro.soc.model": "SM8650"}},
+        {"socinfo": {"device_tree_compatible": "qcom,sm8650"}},
+    ],
+    ids=["android-only", "device-tree-only"],
+)
+def test_one_identifier_for_check_model_and_explain(soc_values: dict[str, Any]) -> None:
+    """Facts that name the chip only through Android properties or the device
+    tree give SM8650 to every consumer: check's rules and resolver, model's
+    target runtime and explain's facts from a ticket (model and explain once
+    used a second identifier that knew neither)."""
+    from qnndoctor.diagnosis.facts import from_report_facts
+    from qnndoctor.model.runtime import target_runtime
+    from qnndoctor.resolver import profile_from_facts
+
+    matrix = load()
+    facts = _facts(**soc_values)
+    checked = identify_soc(facts, matrix)
+    assert checked is not None and checked.soc.part == "SM8650"
+    assert profile_from_facts(facts, matrix).htp_arch == checked.soc.htp_arch == 75
+    assert target_runtime(facts, matrix).soc == "SM8650"
+    explained = from_report_facts(facts, "ticket", matrix.socs)
+    assert explained.value("htp_arch") == "v75"

@@ -14,7 +14,8 @@ from types import MappingProxyType
 from typing import Any
 
 from ..facts import Facts
-from ..matrixdata import Matrix, Soc, identify_soc
+from ..matrixdata import Matrix, Soc
+from ..socs import identify as identify_soc
 
 KEYS: Mapping[str, str] = MappingProxyType(
     {

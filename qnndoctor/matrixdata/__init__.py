@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .._layout import package_dir
-from ..facts import Facts
 from . import parsed_cache
 from .checked import checked_matrix, read_checked
 from .releases import ReleaseMatrix, ReleasesError, parse, read_documents
@@ -204,35 +202,3 @@ class SocMatch:
     value: str
 
 
-def _token(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", text.lower())
-
-
-def identify_soc(facts: Facts, matrix: Matrix) -> SocMatch | None:
-    """Which SoC the soc probe's raw identity strings name, if any."""
-    name = facts.value("soc", "processor_name")
-    if isinstance(name, str) and name:
-        squashed = _token(name)
-        # SKU tokens (X1E78100) before family phrases ("Snapdragon(R) X Plus").
-        for specific in (True, False):
-            for soc in matrix.socs:
-                for pattern in soc.windows_patterns:
-                    is_sku = " " not in pattern
-                    if is_sku == specific and _token(pattern) and _token(pattern) in squashed:
-                        return SocMatch(
-                            soc, f"processor name contains {pattern!r}", "soc.processor_name", name
-                        )
-    socinfo = facts.value("soc", "socinfo") or {}
-    soc_id = socinfo.get("soc_id") if isinstance(socinfo, dict) else None
-    if isinstance(soc_id, str) and soc_id.strip().isdigit():
-        for soc in matrix.socs:
-            if int(soc_id) in soc.linux_soc_ids:
-                return SocMatch(soc, f"Linux soc_id {soc_id}", "soc.socinfo.soc_id", soc_id)
-    machine = socinfo.get("machine") if isinstance(socinfo, dict) else None
-    if isinstance(machine, str) and machine:
-        for soc in matrix.socs:
-            if _token(machine) in {_token(p) for p in (soc.part, *soc.aliases)}:
-                return SocMatch(
-                    soc, f"Linux soc0 machine {machine}", "soc.socinfo.machine", machine
-                )
-    return None

@@ -10,7 +10,8 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from ..facts import Facts
-from ..matrixdata import Matrix, identify_soc
+from ..matrixdata import Matrix
+from ..socs import identify as identify_soc
 
 
 @dataclass(frozen=True)
