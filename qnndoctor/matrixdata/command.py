@@ -84,7 +84,10 @@ def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
             )
     elif status == "nothing-fits":
         out.write("\nNo onnxruntime-qnn release works for this interpreter.\n")
+        shown = ((emulation or {}).get("native_arm64") or {}).get("commands")
         for alternative in rec.get("alternatives", []):
+            if alternative.get("commands") == shown:  # the route just recommended
+                continue
             out.write(
                 f"  instead: {alternative['change']}, then install onnxruntime-qnn "
                 f"{alternative['version']}\n"
