@@ -207,7 +207,7 @@ def test_every_cell_against_the_wheel_records(platform: str, native: str | None)
         # PC: the same answer as with --native-arch arm64.
         for (_p, _n, python, soc), rec in answers.items():
             if soc is not None:
-                emulated = _check("win_amd64", "arm64", python, soc)
+                emulated = _cell("win_amd64", "arm64", python, soc, sdk=False)
                 for key in ("status", "version", "file", "python", "commands", "emulation"):
                     assert rec[key] == emulated[key], (python, soc, key)
     if native is None:
@@ -216,7 +216,7 @@ def test_every_cell_against_the_wheel_records(platform: str, native: str | None)
             if soc == UNKNOWN_SOC:
                 plain = answers.get((platform, native, python, None))
                 if platform == "win_amd64":
-                    plain = _check("win_amd64", "arm64", python, None)
+                    plain = _cell("win_amd64", "arm64", python, None, sdk=False)
                 assert plain is not None
                 for key in ("status", "version", "file", "commands"):
                     assert rec[key] == plain[key], (python, key)
@@ -275,6 +275,10 @@ def test_named_cells_from_the_issue() -> None:
         (("--platform", "win_arm64", "--python-version", "3.12", "--soc", UNKNOWN_SOC), 0),
         (("--platform", "win_amd64", "--python-version", "3.10"), 0),
         (("--platform", "linux_aarch64", "--python-version", "3.14", "--soc", "SM8650"), 0),
+        (("--platform", "linux_x86_64", "--python-version", "3.12", "--soc", "X Elite"), 0),
+        (("--platform", "win_arm64", "--python-version", "3.10", "--soc", "X Elite"), 1),
+        (("--platform", "win_amd64", "--python-version", "3.10", "--native-arch", "arm64"), 0),
+        (("--platform", "win_arm64", "--python-version", "3.13", "--soc", "8 Gen 3"), 1),
     ],
 )
 def test_the_cli_says_what_the_function_says(cli: Cli, args: tuple[str, ...], code: int) -> None:
@@ -283,10 +287,33 @@ def test_the_cli_says_what_the_function_says(cli: Cli, args: tuple[str, ...], co
     rec = result.json()["recommendation"]
     values = dict(zip(args[::2], args[1::2], strict=True))
     direct = what_if(
-        values["--platform"], values["--python-version"], soc=values.get("--soc"), matrix=MATRIX
+        values["--platform"],
+        values["--python-version"],
+        soc=values.get("--soc"),
+        native_arch=values.get("--native-arch"),
+        matrix=MATRIX,
     )
     assert {k: rec[k] for k in direct} == direct
     text = cli("recommend", *args)
     assert text.code == code
     for command in rec["commands"]:
         assert f"    {command}\n" in text.out
+
+
+def test_htp_arch_answers_as_the_soc_of_that_arch() -> None:
+    """`--htp-arch vNN` is the same question as naming a SoC of that Hexagon
+    version (on win_amd64 too: a Hexagon NPU is an ARM64 PC)."""
+    first_of_arch = {}
+    for soc in SOCS:
+        first_of_arch.setdefault(soc["htp_arch"], soc["part"])
+    for platform, native in MACHINES:
+        for python in PYTHONS:
+            for arch, part in sorted(first_of_arch.items()):
+                by_soc = _cell(platform, native, python, part, sdk=False)
+                by_arch = what_if(
+                    platform, python, htp_arch=f"v{arch}", native_arch=native, matrix=MATRIX
+                )
+                cell = (platform, native, python, arch)
+                assert by_arch["profile"]["htp_arch"] == arch, cell
+                for key in ("status", "version", "file", "python", "arch", "commands"):
+                    assert by_arch[key] == by_soc[key], (cell, key)
