@@ -303,7 +303,7 @@ def test_the_cli_says_what_the_function_says(cli: Cli, args: tuple[str, ...], co
 def test_htp_arch_answers_as_the_soc_of_that_arch() -> None:
     """`--htp-arch vNN` is the same question as naming a SoC of that Hexagon
     version (on win_amd64 too: a Hexagon NPU is an ARM64 PC)."""
-    first_of_arch = {}
+    first_of_arch: dict[int, str] = {}
     for soc in SOCS:
         first_of_arch.setdefault(soc["htp_arch"], soc["part"])
     for platform, native in MACHINES:
