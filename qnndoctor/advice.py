@@ -129,7 +129,23 @@ def pip_commands(profile: Profile, calls: list[tuple[str, ...]]) -> tuple[str, .
 def native_arm64_launcher(python: tuple[int, int]) -> tuple[str, ...]:
     """The Python launcher's way to start native ARM64 CPython X.Y: the same
     words in PowerShell and cmd."""
-    return ("py", f"-V:{python[0]}.{python[1]}-arm64")
+    return windows_launcher(python, "arm64")
+
+
+def windows_launcher(
+    python: tuple[int, int], arch: str | None, free_threaded: bool = False
+) -> tuple[str, ...]:
+    """The Python launcher's words for CPython X.Y (the same in PowerShell and
+    cmd). ``-V:TAG`` came with the launcher of Python 3.11; a machine whose
+    newest Python is 3.8 to 3.10 has an older launcher, which knows only
+    ``-3.10`` (the newer one reads it the same way). ARM64 CPython builds
+    (tag ``3.12-arm64``) and free-threaded ones (``3.13t``) are 3.11+ only."""
+    version = f"{python[0]}.{python[1]}{'t' if free_threaded else ''}"
+    if arch == "arm64":
+        return ("py", f"-V:{version}-arm64")
+    if python < (3, 11) and not free_threaded:
+        return ("py", f"-{version}")
+    return ("py", f"-V:{version}")
 
 
 def situation_notes(profile: Profile, chosen: Verdict | None) -> tuple[str, ...]:

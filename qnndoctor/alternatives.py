@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from .advice import install_commands, native_arm64_launcher
+from .advice import install_commands, native_arm64_launcher, windows_launcher
 from .compat_rules import EMULATION, RULES
 
 if TYPE_CHECKING:
@@ -52,40 +52,39 @@ def alternatives(
                     ),
                 )
             )
-    found = []
+    found: list[dict[str, Any]] = []
     for label, candidate in options:
         for release in matrix.releases:
             verdict = evaluate_release(candidate, release, matrix, allow_prerelease)
             if verdict.fits:
-                found.append(
-                    {
-                        "change": label,
-                        "version": str(verdict.version),
-                        "file": verdict.file.filename if verdict.file else None,
-                        "commands": list(_commands_for(candidate, verdict)),
-                    }
-                )
+                commands = list(_commands_for(candidate, verdict))
+                if all(commands != other["commands"] for other in found):  # one change, once
+                    found.append(
+                        {
+                            "change": label,
+                            "version": str(verdict.version),
+                            "file": verdict.file.filename if verdict.file else None,
+                            "python": f"{candidate.python[0]}.{candidate.python[1]}",
+                            "arch": candidate.arch,
+                            "commands": commands,
+                        }
+                    )
                 break
         if len(found) >= 3:
             break
     return found
 
 
-def emulation_verdict(
-    profile: Profile,
-    matrix: ReleaseMatrix,
-    allow_prerelease: bool,
-    chosen: Verdict | None,
-    commands: tuple[str, ...],
-) -> dict[str, Any] | None:
-    """x64 Python on a Windows ARM64 machine: the native ARM64 commands come
-    first (the validated setup); what works in this emulated interpreter second."""
+def native_route(
+    profile: Profile, matrix: ReleaseMatrix, allow_prerelease: bool
+) -> tuple[Profile, Verdict] | None:
+    """For x64 Python on a Windows ARM64 machine: native ARM64 CPython (the
+    same version first, then the versions the wheels cover best) and the
+    release that fits it, or None (another target, or no release fits)."""
     if not (profile.windows and profile.native_arch == "arm64" and profile.arch == "x86_64"):
         return None
     from .resolver import evaluate_release
 
-    native_choice = native = None
-    # Same Python version first, then the versions the wheels cover best.
     for minor in dict.fromkeys((profile.python[1], 12, 13, 11, 14)):
         python = (profile.python[0], minor)
         native = replace(
@@ -97,18 +96,23 @@ def emulation_verdict(
             launcher=native_arm64_launcher(python),
             free_threaded=False,
         )
-        native_choice = next(
-            (
-                v
-                for v in (
-                    evaluate_release(native, r, matrix, allow_prerelease) for r in matrix.releases
-                )
-                if v.fits
-            ),
-            None,
-        )
-        if native_choice is not None:
-            break
+        for release in matrix.releases:
+            verdict = evaluate_release(native, release, matrix, allow_prerelease)
+            if verdict.fits:
+                return native, verdict
+    return None
+
+
+def emulation_verdict(
+    profile: Profile,
+    route: tuple[Profile, Verdict] | None,
+    chosen: Verdict | None,
+    commands: tuple[str, ...],
+) -> dict[str, Any] | None:
+    """x64 Python on a Windows ARM64 machine: the native ARM64 commands come
+    first (the validated setup); what works in this emulated interpreter second."""
+    if not (profile.windows and profile.native_arch == "arm64" and profile.arch == "x86_64"):
+        return None
     here = (
         f"this x64 Python runs under emulation; onnxruntime-qnn {chosen.version} can work in it "
         "(ARM64X QNN libraries), but native ARM64 Python is the validated setup"
@@ -117,7 +121,8 @@ def emulation_verdict(
         "the NPU from it"
     )
     native_commands: list[str] = []
-    if native_choice is not None and native is not None:
+    if route is not None:
+        native, native_choice = route
         major, minor = native.python
         native_commands = [
             f"winget install --exact --id Python.Python.{major}.{minor} --architecture arm64",
@@ -126,11 +131,15 @@ def emulation_verdict(
     return {
         "verdict": here,
         "native_arm64": {
-            "version": str(native_choice.version) if native_choice else None,
-            "python": f"{native.python[0]}.{native.python[1]}"
-            if native_choice and native
-            else None,
+            "version": str(route[1].version) if route else None,
+            "python": f"{route[0].python[0]}.{route[0].python[1]}" if route else None,
+            "file": route[1].file.filename if route and route[1].file else None,
             "commands": native_commands,
+        },
+        "this_interpreter": {
+            "version": str(chosen.version) if chosen else None,
+            "file": chosen.file.filename if chosen and chosen.file else None,
+            "notes": list(chosen.notes) if chosen else [],
         },
         "this_interpreter_commands": list(commands),
         "commands": native_commands or list(commands),
@@ -145,9 +154,7 @@ def _commands_for(candidate: Profile, verdict: Verdict) -> tuple[str, ...]:
     major, minor = candidate.python
     if candidate.windows:
         arm64 = candidate.arch == "arm64"
-        launcher = (
-            native_arm64_launcher(candidate.python) if arm64 else ("py", f"-V:{major}.{minor}")
-        )
+        launcher = windows_launcher(candidate.python, candidate.arch, candidate.free_threaded)
         get = f"winget install --exact --id Python.Python.{major}.{minor}" + (
             " --architecture arm64" if arm64 else ""
         )

@@ -60,6 +60,7 @@ NO_PYTHON = "no-wheel-for-python"
 REQUIRES_PYTHON = "requires-python"
 NO_STUB = "no-stub-for-htp-arch"
 EMULATION = "x64-libraries-under-emulation"
+X64_MACHINE = "arm64-libraries-on-x64-machine"
 NO_QNN_LIBRARIES = "no-bundled-qnn"
 KNOWN_ISSUE = "known-issue"
 PRERELEASE = "prerelease"
@@ -97,6 +98,12 @@ RULES: dict[str, CompatRule] = {
             "artifact",
             (QNN_ARM64X, MS_ARM64X, MS_ARM64EC),
             "an x64 (emulated) Python cannot load this wheel's QNN libraries and reach the NPU",
+        ),
+        CompatRule(
+            X64_MACHINE,
+            "artifact",
+            (MS_ARM64X, MS_ARM64EC),
+            "the wheel's QNN libraries are built for Windows on ARM: an x64 PC cannot load them",
         ),
         CompatRule(
             NO_QNN_LIBRARIES,

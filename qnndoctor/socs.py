@@ -20,6 +20,7 @@ class SocLookupError(ValueError):
     """The name matches no SoC, or SoCs of different Hexagon versions."""
 
 
+@functools.lru_cache(maxsize=1024)
 def normalize(name: str) -> str:
     """'Snapdragon(R) X Elite - X1E78100' and 'x1e-78-100' compare on letters and digits."""
     return re.sub(r"[^a-z0-9+]", "", _NOISE.sub(" ", name.lower()))

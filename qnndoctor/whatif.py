@@ -13,9 +13,10 @@ import re
 from typing import Any, TextIO
 
 from . import RECOMMEND_SCHEMA_VERSION, __version__, exitcodes
+from .advice import windows_launcher
 from .matrixdata import Matrix
 from .resolver import Profile, recommend
-from .socs import SocLookupError, find_soc
+from .socs import SocLookupError, find_soc, find_socs
 
 PLATFORMS = {
     "win_arm64": ("windows", "arm64"),
@@ -23,6 +24,9 @@ PLATFORMS = {
     "linux_aarch64": ("linux", "arm64"),
     "linux_x86_64": ("linux", "x86_64"),
 }
+
+
+OLDEST_PYTHON = (3, 8)
 
 
 class WhatIfError(ValueError):
@@ -35,7 +39,13 @@ def _python(text: str) -> tuple[tuple[int, int], bool]:
         raise WhatIfError(
             f"--python-version {text!r}: write it as 3.12 (or 3.13t for free-threaded)"
         )
-    return (int(match.group(1)), int(match.group(2))), bool(match.group(3))
+    python = (int(match.group(1)), int(match.group(2)))
+    if python[0] != 3 or python < OLDEST_PYTHON:
+        raise WhatIfError(
+            f"--python-version {text.strip()}: qnndoctor answers for CPython 3.8 and newer "
+            "(no onnxruntime-qnn wheel was ever published for older versions)"
+        )
+    return python, bool(match.group(3))
 
 
 def _htp_arch(text: str) -> int:
@@ -59,10 +69,43 @@ def _launcher(
 ) -> tuple[str, ...]:
     """How a person starts that Python there: the Windows launcher (same words
     in PowerShell and cmd) or ``python3.12`` elsewhere."""
-    version = f"{python[0]}.{python[1]}{'t' if free_threaded else ''}"
     if os_name == "windows":
-        return ("py", f"-V:{version}-arm64" if arch == "arm64" else f"-V:{version}")
-    return (f"python{version}",)
+        return windows_launcher(python, arch, free_threaded)
+    return (f"python{python[0]}.{python[1]}{'t' if free_threaded else ''}",)
+
+
+def _chip(args: argparse.Namespace, matrix: Matrix) -> tuple[int | None, str | None, list[str]]:
+    """The HTP arch --soc or --htp-arch gives, where it came from, and notes.
+    A SoC the table does not know is answered without the chip, with a caveat."""
+    if args.soc is not None and not args.soc.strip():
+        raise WhatIfError(
+            "--soc '': give the chip's name (e.g. 'Snapdragon X Elite', 'SM8650'), or leave "
+            "--soc out to answer without the chip"
+        )
+    if args.soc:
+        try:
+            soc = find_soc(args.soc, matrix.socs)
+        except SocLookupError as exc:
+            if re.fullmatch(r"\s*\d+\s*", args.soc) or find_socs(args.soc, matrix.socs):
+                raise WhatIfError(
+                    f"--soc: {exc}; or give its Hexagon version with --htp-arch vNN"
+                ) from exc
+            return (
+                None,
+                None,
+                [
+                    f"--soc {args.soc!r} is not in qnndoctor's SoC table, so this answer is "
+                    "for no particular chip: the release may lack the HTP stub for its "
+                    "Hexagon version. Give the chip's Hexagon version with --htp-arch vNN "
+                    "(e.g. --htp-arch v73 for a Snapdragon X Elite) for an answer that "
+                    "checks it."
+                ],
+            )
+        names = ", ".join(soc.marketing_names) or "no marketing name"
+        return soc.htp_arch, f"--soc {args.soc}: {soc.part} ({names}) in the SoC table", []
+    if args.htp_arch:
+        return _htp_arch(args.htp_arch), f"--htp-arch {args.htp_arch}", []
+    return None, None, []
 
 
 def profile_from_args(args: argparse.Namespace, matrix: Matrix) -> Profile:
@@ -76,19 +119,28 @@ def profile_from_args(args: argparse.Namespace, matrix: Matrix) -> Profile:
             "Linux by default; use --platform linux_aarch64"
         )
     native = "arm64" if args.native_arch == "arm64" else arch
+    htp_arch, htp_source, chip_notes = _chip(args, matrix)
+    notes += chip_notes
+    if args.platform == "win_amd64" and native != "arm64" and (args.soc or htp_arch):
+        # A Snapdragon (a Hexagon NPU) is an ARM64 machine: x64 Python there is emulated.
+        native = "arm64"
+        notes.append(
+            f"{'--soc' if args.soc else '--htp-arch'} names a Snapdragon NPU, so the machine "
+            "is a Windows on ARM64 PC: a win_amd64 (x64) Python runs there under emulation "
+            "(answered as with --native-arch arm64)"
+        )
     # x64 Python on a Windows ARM64 machine runs under emulation.
     emulated = args.platform == "win_amd64" and native == "arm64"
-    htp_arch = htp_source = None
-    if args.soc:
-        try:
-            soc = find_soc(args.soc, matrix.socs)
-        except SocLookupError as exc:
-            raise WhatIfError(f"--soc: {exc}") from exc
-        htp_arch = soc.htp_arch
-        names = ", ".join(soc.marketing_names) or "no marketing name"
-        htp_source = f"--soc {args.soc}: {soc.part} ({names}) in the SoC table"
-    elif args.htp_arch:
-        htp_arch, htp_source = _htp_arch(args.htp_arch), f"--htp-arch {args.htp_arch}"
+    if args.platform == "win_amd64" and not emulated:
+        notes.append(
+            "answered for an x64 PC, which has no NPU (onnxruntime-qnn prepares models there); "
+            "for x64 Python on a Snapdragon PC give --soc NAME or --native-arch arm64"
+        )
+    if args.glibc is not None and os_name != "linux":
+        raise WhatIfError(
+            f"--glibc {args.glibc}: glibc is the C library of Linux; {args.platform} has none "
+            "(leave --glibc out)"
+        )
     glibc = _glibc(args.glibc)
     if os_name == "linux" and glibc is None:
         notes.append(
@@ -185,7 +237,7 @@ def what_if_arguments(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_what_if(args: argparse.Namespace, matrix: Matrix, out: TextIO, err: TextIO) -> int:
-    from .matrixdata.command import _dump, render_recommendation
+    from .matrixdata.command import write_recommendation
 
     if args.python is not None:
         err.write(
@@ -202,19 +254,10 @@ def run_what_if(args: argparse.Namespace, matrix: Matrix, out: TextIO, err: Text
         return exitcodes.USAGE
     rec = recommend(profile, matrix.releases, allow_prerelease=args.pre).to_json()
     rec["matrix"] = matrix.releases_source
-    if args.json:
-        _dump(
-            {
-                "schema_version": RECOMMEND_SCHEMA_VERSION,
-                "tool": {"name": "qnndoctor", "version": __version__},
-                "target": {"what_if": what_if_arguments(args)},
-                "recommendation": rec,
-            },
-            out,
-        )
-    else:
-        out.write("What-if (nothing probed): ")
-        render_recommendation(rec, out)
-    if rec.get("status") == "ok":
-        return exitcodes.OK
-    return exitcodes.FINDINGS if rec.get("status") == "nothing-fits" else exitcodes.COULD_NOT_CHECK
+    document = {
+        "schema_version": RECOMMEND_SCHEMA_VERSION,
+        "tool": {"name": "qnndoctor", "version": __version__},
+        "target": {"what_if": what_if_arguments(args)},
+        "recommendation": rec,
+    }
+    return write_recommendation(document, args.json, out)

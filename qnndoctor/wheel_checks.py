@@ -44,3 +44,26 @@ def under_x64_emulation(file: WheelFile) -> str | None:
     if verdicts:
         return "blocked: " + "; ".join(v.removeprefix("blocked: ") for v in verdicts)
     return None
+
+
+def on_x64_machine(file: WheelFile) -> str | None:
+    """Why a native x64 Windows PC cannot load this wheel's QNN libraries, or
+    None when one of its folders holds x64 (AMD64) ones (or it has none).
+
+    The win_amd64 wheels of 1.19 to 2.0 (except 1.22.2) are built for x64
+    Python on Windows on ARM: QNN libraries with ARM64 headers (ARM64X), an
+    ARM64EC ``onnxruntime_providers_shared.dll``. Windows on an x64 processor
+    runs no ARM64 code, so nothing loads them there.
+    """
+    headers = {
+        folder.path: folder.header["backend_htp"]
+        for folder in file.folders
+        if folder.header.get("backend_htp") is not None
+    }
+    if not headers or "AMD64" in headers.values():
+        return None
+    where = ", ".join(f"{path or '.'} ({machine})" for path, machine in sorted(headers.items()))
+    return (
+        f"its QNN libraries are Windows on ARM builds ({where}; ARM64 code): an x64 processor "
+        "cannot load them, only x64 Python on a Windows on ARM PC can"
+    )

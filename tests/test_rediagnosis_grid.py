@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from conftest import CliResult
-from test_whatif import _expected
+from helpers.raw_matrix import expected as _expected
 
 Cli = Callable[..., CliResult]
 

@@ -264,3 +264,38 @@ def test_broken_matrix_file_is_a_clear_error(cli: Cli, tmp_path: Path) -> None:
 def test_bundled_matrix_loads() -> None:
     matrix = load()
     assert matrix.socs
+
+
+def test_matrix_table_columns_fit_and_pythons_sort_as_numbers(cli: Cli) -> None:
+    result = cli("matrix")
+    assert result.code == 0
+    lines = result.out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("version "))
+    table = lines[header:]
+    stubs_at = table[0].index("stubs")
+    companion_at = table[0].index("companion")
+    assert len({line.index(" ", stubs_at) for line in table}) >= 1
+    for line in table[1:]:
+        # Every cell starts under its heading: nothing overflows into the next column.
+        assert line[stubs_at - 1] == " " and line[companion_at - 1] == " ", line
+        assert line[companion_at:].split()[0] in ("-",) or line[companion_at] in "=><!~", line
+    rows = cli("matrix", "--json").json()["rows"]
+    old = next(r for r in rows if r["version"] == "1.18.1" and r["platform"] == "win_amd64")
+    assert old["python"] == ["cp38", "cp39", "cp310", "cp311", "cp312"]
+    assert "cp38,cp39,cp310,cp311,cp312" in result.out
+    linux = next(r for r in rows if r["platform"] == "linux_aarch64")
+    assert any(
+        line.split()[:2] == [linux["version"], "linux_aarch64"]
+        and "v68,v69,v73,v75,v79,v81" in line.split()
+        for line in table
+    )
+
+
+def test_matrix_from_without_update_is_a_usage_error(cli: Cli) -> None:
+    for args in (
+        ("matrix", "--from", "https://example.invalid/r.json"),
+        ("matrix", "show", "--from", "x"),
+    ):
+        result = cli(*args)
+        assert result.code == 2 and "matrix update --from URL" in result.err
+        assert result.out == ""

@@ -17,9 +17,11 @@ from qnndoctor.resolver import (
     NO_QNN_LIBRARIES,
     NO_STUB,
     REQUIRES_PYTHON,
+    X64_MACHINE,
     Profile,
     evaluate_release,
 )
+from qnndoctor.wheel_checks import on_x64_machine
 
 MATRIX = load().releases
 BUCKETS = {
@@ -78,7 +80,11 @@ def test_every_row_resolves_for_its_own_target(release: Release, file: WheelFile
     assert verdict.file.platform == file.platform
     axes = {r.axis for r in verdict.reasons}
     # Requires-Python may exclude a tag the wheel still carries (1.24.4 cp310).
-    assert axes <= {REQUIRES_PYTHON, NO_QNN_LIBRARIES, "known-issue"}, verdict
+    # A native x64 PC cannot load the Windows-on-ARM QNN libraries of most
+    # 1.x win_amd64 wheels (built for x64 Python under emulation).
+    arm_only = on_x64_machine(file) is not None and file.platform == "win_amd64"
+    assert axes - {X64_MACHINE} <= {REQUIRES_PYTHON, NO_QNN_LIBRARIES, "known-issue"}, verdict
+    assert (X64_MACHINE in axes) is arm_only, verdict
     if NO_QNN_LIBRARIES in axes:  # only 1.17.3 bundled no QNN runtime
         assert str(release.version) == "1.17.3"
     if not axes:
@@ -94,10 +100,18 @@ def test_every_row_resolves_for_its_own_target(release: Release, file: WheelFile
         r.axis for r in evaluate_release(other_os, release, MATRIX, True).reasons
     }
 
-    if file.stub_hexagon_versions:
-        missing = next(v for v in (66, 69, 75, 79, 81, 85) if v not in file.stub_hexagon_versions)
-        soc = dataclasses.replace(profile, htp_arch=missing)
-        assert NO_STUB in {r.axis for r in evaluate_release(soc, release, MATRIX, True).reasons}
+    # A named chip needs the HTP stub for its Hexagon version wherever the
+    # NPU is driven (x64 Python on a Windows ARM64 PC too); a wheel with no
+    # stub at all drives no chip.
+    on_npu = (
+        dataclasses.replace(profile, native_arch="arm64", emulated=True)
+        if file.platform == "win_amd64"
+        else profile
+    )
+    missing = next(v for v in (66, 69, 75, 79, 81, 85) if v not in file.stub_hexagon_versions)
+    soc = dataclasses.replace(on_npu, htp_arch=missing)
+    stub_rule = NO_STUB in {r.axis for r in evaluate_release(soc, release, MATRIX, True).reasons}
+    assert stub_rule is (file.platform != "linux_x86_64" and NO_QNN_LIBRARIES not in axes)
 
 
 EMULATED_EXPECTATIONS = {

@@ -1,96 +1,19 @@
 """What-if mode (`qnndoctor recommend --platform ... --python-version ...`):
-the grid of platforms x Python 3.8-3.14 x every HTP arch x system QNN SDK
-present/absent, each cell checked against an answer derived here from the
-raw wheel records of matrix/releases.json (not through the resolver), and
-the CLI's bad-input handling."""
+named answers and the CLI's bad-input handling. The grid of every cell
+against the raw wheel records is tests/test_resolver_grid.py."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 
 import pytest
 from conftest import CliResult
-from packaging.specifiers import SpecifierSet
-from packaging.version import Version
-
-from qnndoctor._layout import package_dir
+from helpers.raw_matrix import expected as _expected
 
 Cli = Callable[..., CliResult]
-MATRIX_DIR = package_dir("matrix")
-assert MATRIX_DIR is not None
-RAW = json.loads((MATRIX_DIR / "releases.json").read_text("utf-8"))
-ISSUES = json.loads((MATRIX_DIR / "known_issues.json").read_text("utf-8"))["issues"]
-SOCS = json.loads((MATRIX_DIR / "socs.json").read_text("utf-8"))["socs"]
-PLATFORMS = ("win_arm64", "win_amd64", "linux_aarch64", "linux_x86_64")
-PYTHONS = tuple(f"3.{minor}" for minor in range(8, 15))
-ARCHES = (None, *sorted({s["htp_arch"] for s in SOCS if s["htp_arch"]}))
-
-
-def _expected(platform: str, python: str, arch: int | None) -> str | None:
-    """The newest final release with a wheel for this platform and Python
-    that bundles the QNN HTP backend and, if it ships HTP stubs, one for this
-    Hexagon version; straight from the wheel records."""
-    tag = "cp" + python.replace(".", "")
-    fitting = []
-    for release in RAW["releases"]:
-        version = Version(release["version"])
-        if version.is_prerelease:
-            continue
-        if any(
-            i["effect"] == "rule-out" and SpecifierSet(i["onnxruntime_qnn"]).contains(version)
-            for i in ISSUES
-        ):
-            continue
-        for wheel in release["files"]:
-            if wheel["platform"] != platform or wheel.get("yanked"):
-                continue
-            if tag not in wheel["python_tags"]:
-                continue
-            if wheel.get("requires_python") and not SpecifierSet(wheel["requires_python"]).contains(
-                python
-            ):
-                continue
-            if not any(lib["kind"] == "backend_htp" for lib in wheel.get("libraries") or []):
-                continue
-            stubs = wheel.get("stub_hexagon_versions") or []
-            if arch is not None and stubs and arch not in stubs:
-                continue
-            fitting.append(version)
-    return str(max(fitting)) if fitting else None
-
-
-@pytest.mark.parametrize("platform", PLATFORMS)
-@pytest.mark.parametrize("python", PYTHONS)
-def test_what_if_grid(cli: Cli, platform: str, python: str) -> None:
-    for arch in ARCHES:
-        expected = _expected(platform, python, arch)
-        answers = []
-        for sdk in ((), ("--qnn-sdk", "2.22.0")):
-            chip = ("--htp-arch", f"v{arch}") if arch else ()
-            result = cli(
-                "recommend",
-                "--platform",
-                platform,
-                "--python-version",
-                python,
-                *chip,
-                *sdk,
-                "--json",
-            )
-            cell = f"{platform} {python} v{arch} sdk={bool(sdk)}"
-            assert result.code == (0 if expected else 1), (cell, result.err)
-            rec = result.json()["recommendation"]
-            assert rec["version"] == expected, cell
-            assert rec["profile"]["htp_arch"] == arch
-            if expected:
-                assert f"onnxruntime-qnn=={expected}" in rec["commands"][-1], cell
-                if Version("2.0") <= Version(expected) < Version("2.4"):
-                    assert "onnxruntime>=1.24.2,<1.28" in rec["commands"][-1], cell
-                assert expected != "1.17.3"
-            answers.append((rec["version"], rec["commands"]))
-        # A system QNN SDK changes nothing about the answer.
-        assert answers[0] == answers[1], (platform, python, arch)
 
 
 def test_soc_names_fill_the_profile(cli: Cli) -> None:
@@ -239,10 +162,18 @@ def test_linux_x86_64_says_simulator(cli: Cli) -> None:
     ("args", "message"),
     [
         (("--python-version", "3.1x"), "write it as 3.12"),
-        (("--python-version", "3.12", "--soc", "Snapdragon 9000"), "no SoC in the table"),
         (("--python-version", "3.12", "--soc", "60"), "different numbering spaces"),
+        (("--python-version", "3.12", "--soc", ""), "give the chip's name"),
+        (("--python-version", "3.12", "--soc", "  "), "give the chip's name"),
+        (("--python-version", "3.12", "--glibc", "2.35"), "glibc is the C library of Linux"),
+        (("--python-version", "2.7"), "CPython 3.8 and newer"),
+        (("--python-version", "3.7"), "CPython 3.8 and newer"),
+        (("--python-version", "4.0"), "CPython 3.8 and newer"),
         (("--python-version", "3.12", "--htp-arch", "seventy"), "write it as v73"),
-        (("--python-version", "3.12", "--glibc", "new"), "write it as 2.35"),
+        (  # (the last --platform wins)
+            ("--platform", "linux_aarch64", "--python-version", "3.12", "--glibc", "new"),
+            "write it as 2.35",
+        ),
         (("--python-version", "3.12", "--qnn-sdk", "latest"), "not a version"),
         (("--python-version", "3.12", "--python", "/usr/bin/python3"), "probes nothing"),
         ((), "needs --python-version"),
@@ -338,3 +269,59 @@ def test_nothing_fits_names_the_change_with_its_commands(cli: Cli) -> None:
     assert linux["alternatives"][0]["commands"] == [
         f"python3.12 -m pip install onnxruntime-qnn=={_expected('linux_aarch64', '3.12', 75)}"
     ]
+
+
+def test_an_unknown_soc_is_answered_without_the_chip(cli: Cli) -> None:
+    args = ("recommend", "--platform", "win_arm64", "--python-version", "3.12")
+    plain = cli(*args, "--json").json()["recommendation"]
+    result = cli(*args, "--soc", "Snapdragon 9000", "--json")
+    assert result.code == 0, result.err
+    rec = result.json()["recommendation"]
+    assert rec["profile"]["htp_arch"] is None
+    assert (rec["version"], rec["commands"]) == (plain["version"], plain["commands"])
+    (caveat,) = [n for n in rec["notes"] if "Snapdragon 9000" in n]
+    assert "not in qnndoctor's SoC table" in caveat and "--htp-arch vNN" in caveat
+    text = cli(*args, "--soc", "Snapdragon 9000")
+    assert text.code == 0 and "--htp-arch vNN" in text.out
+    # A name that matches SoCs of two Hexagon versions stays a question, with the way out.
+    from qnndoctor.matrixdata import load
+    from qnndoctor.socs import find_socs
+
+    socs = load().socs
+    ambiguous = next(
+        (
+            n
+            for s in socs
+            for n in s.marketing_names
+            if len({x.htp_arch for x in find_socs(n, socs)}) > 1
+        ),
+        None,
+    )
+    if ambiguous is not None:
+        refused = cli(*args, "--soc", ambiguous)
+        assert refused.code == 2 and "--htp-arch" in refused.err
+
+
+def _recommend_with_reader_gone(*args: str, read_first_line: bool) -> int:
+    """Run qnndoctor with stdout a pipe whose reader goes away: at once, or
+    after the first line (`| head -1`)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "qnndoctor", "recommend", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert process.stdout is not None
+    if read_first_line:
+        process.stdout.readline()
+    process.stdout.close()
+    return process.wait(timeout=60)
+
+
+def test_a_reader_that_goes_away_leaves_the_exit_code() -> None:
+    """`recommend ... | head -1` exited 1 or 0 at random: the code is the answer's."""
+    nothing_fits = ("--platform", "win_arm64", "--python-version", "3.10", "--soc", "X Elite")
+    assert _recommend_with_reader_gone(*nothing_fits, read_first_line=False) == 1
+    assert _recommend_with_reader_gone(*nothing_fits, read_first_line=True) == 1
+    old = ("--platform", "win_arm64", "--python-version", "2.7")
+    assert _recommend_with_reader_gone(*old, read_first_line=False) == 2

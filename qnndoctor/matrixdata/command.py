@@ -4,6 +4,9 @@ rendered text or JSON out (the download itself is ``update.py``)."""
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from .. import (
@@ -81,7 +84,10 @@ def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
             )
     elif status == "nothing-fits":
         out.write("\nNo onnxruntime-qnn release works for this interpreter.\n")
+        shown = ((emulation or {}).get("native_arm64") or {}).get("commands")
         for alternative in rec.get("alternatives", []):
+            if alternative.get("commands") == shown:  # the route just recommended
+                continue
             out.write(
                 f"  instead: {alternative['change']}, then install onnxruntime-qnn "
                 f"{alternative['version']}\n"
@@ -138,19 +144,54 @@ def run_recommend(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except (TargetError, CouldNotCheck) as exc:
         err.write(f"qnndoctor: could not check: {exc}\n")
         return exitcodes.COULD_NOT_CHECK
-    if args.json:
-        document: dict[str, Any] = {
-            "schema_version": RECOMMEND_SCHEMA_VERSION,
-            "tool": {"name": "qnndoctor", "version": __version__},
-            "target": target.to_json(),
-            "recommendation": rec,
-        }
-        _dump(document if args.no_redact else redact_document(document), out)
-    else:
-        render_recommendation(rec, out)
-    if rec.get("status") == "ok":
-        return exitcodes.OK
-    return exitcodes.FINDINGS if rec.get("status") == "nothing-fits" else exitcodes.COULD_NOT_CHECK
+    document: dict[str, Any] = {
+        "schema_version": RECOMMEND_SCHEMA_VERSION,
+        "tool": {"name": "qnndoctor", "version": __version__},
+        "target": target.to_json(),
+        "recommendation": rec,
+    }
+    return write_recommendation(
+        document if args.no_redact else redact_document(document), args.json, out
+    )
+
+
+def write_recommendation(document: dict[str, Any], as_json: bool, out: TextIO) -> int:
+    """Print a recommend document; its exit code is decided by the answer, not
+    by whether the reader stayed (`qnndoctor recommend ... | head -1`)."""
+    rec = document["recommendation"]
+    status = rec.get("status")
+    code = (
+        exitcodes.OK
+        if status == "ok"
+        else exitcodes.FINDINGS
+        if status == "nothing-fits"
+        else exitcodes.COULD_NOT_CHECK
+    )
+
+    def write() -> int:
+        if as_json:
+            _dump(document, out)
+        else:
+            if "what_if" in document.get("target", {}):
+                out.write("What-if (nothing probed): ")
+            render_recommendation(rec, out)
+        out.flush()
+        return code
+
+    return _written(write, code)
+
+
+def _written(write: Callable[[], int], decided: int) -> int:
+    """Run ``write``; when the reader went away (a closed pipe) the exit code
+    is the one already ``decided``, and later writes to stdout go nowhere."""
+    try:
+        return write()
+    except BrokenPipeError:
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):  # stdout is not a file (a test's capture)
+            pass
+        return decided
 
 
 def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -184,19 +225,42 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     generated = matrix.releases.provenance.get("generated")
     if generated:
         out.write(f"generated {generated} by {matrix.releases.provenance.get('tool')}\n")
-    out.write(f"{'version':26} {'platform':14} {'python':28} {'QNN':12} {'stubs':10} companion\n")
-    for row in rows:
-        out.write(
-            f"{row['version']:26} {row['platform']:14} {','.join(row['python']):28} "
-            f"{row['qnn_version'] or '-':12} {','.join(f'v{s}' for s in row['stubs']) or '-':10} "
-            f"{row['companion'] or '-'}\n"
-        )
+    out.write(matrix_table(rows))
     return exitcodes.OK
+
+
+def matrix_table(rows: list[dict[str, Any]]) -> str:
+    """The rows of `qnndoctor matrix` as aligned columns, each as wide as its
+    widest cell (the stubs of a Linux ARM64 wheel are 23 characters)."""
+    header = ("version", "platform", "python", "QNN", "stubs", "companion")
+    cells = [
+        (
+            str(row["version"]),
+            str(row["platform"]),
+            ",".join(row["python"]),
+            row["qnn_version"] or "-",
+            ",".join(f"v{s}" for s in row["stubs"]) or "-",
+            row["companion"] or "-",
+        )
+        for row in rows
+    ]
+    lines = (header, *cells)
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header) - 1)]
+    return "".join(
+        " ".join(line[i].ljust(width) for i, width in enumerate(widths)) + f" {line[-1]}\n"
+        for line in lines
+    )
 
 
 def run_matrix(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.action == "show":
-        return _show(args, out, err)
+        if args.source_url:
+            err.write(
+                "qnndoctor: error: --from URL is for `qnndoctor matrix update --from URL`; "
+                "`matrix show` shows the installed matrix (or --matrix FILE)\n"
+            )
+            return exitcodes.USAGE
+        return _written(lambda: _show(args, out, err), exitcodes.OK)
     if not args.source_url:
         err.write("qnndoctor: matrix update needs --from URL\n")
         return exitcodes.USAGE

@@ -64,7 +64,15 @@ class WheelFile:
 
     @property
     def python_tags(self) -> tuple[str, ...]:
-        return tuple(sorted({t.interpreter for t in self.tags}))
+        return tuple(sorted({t.interpreter for t in self.tags}, key=python_tag_order))
+
+
+def python_tag_order(tag: str) -> tuple[int, int, str]:
+    """cp38 before cp310 (numbers, not strings); other tags after them."""
+    digits = tag[2:].rstrip("t")
+    if tag.startswith("cp") and len(digits) >= 2 and digits.isdigit():
+        return int(digits[0]), int(digits[1:]), tag
+    return 99, 0, tag
 
 
 @dataclass(frozen=True)

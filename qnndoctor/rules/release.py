@@ -39,12 +39,21 @@ def installed_release(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         return
     profile = profile_from_facts(facts, matrix)
     best = recommend(profile, matrix.releases)
+    # The commands' own release: under emulation they may set up native ARM64 Python.
+    installs = best.installs
     fix = (
         Fix(
-            f"Install onnxruntime-qnn {best.chosen.version} (`qnndoctor recommend` explains why).",
+            f"Install onnxruntime-qnn {installs.version}"
+            + (
+                f" into native ARM64 Python {best.installs_into.python[0]}."
+                f"{best.installs_into.python[1]}"
+                if best.installs_into is not None and best.installs_into.arch != profile.arch
+                else ""
+            )
+            + " (`qnndoctor recommend` explains why).",
             best.commands,
         )
-        if best.chosen
+        if installs and best.commands
         else Fix("See `qnndoctor recommend` for what to change instead.")
     )
     for dist in qnn_dists(facts):
