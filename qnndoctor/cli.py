@@ -76,7 +76,7 @@ def _shared_options(parser: argparse.ArgumentParser, target: Any) -> None:
 
 def _check_run_options(parser: argparse.ArgumentParser) -> None:
     """How ``check`` (and ``report``, which runs the same check) probe and judge."""
-    parser.add_argument("--no-smoke", action="store_true", help="skip the HTP smoke session")
+    parser.add_argument("--no-smoke", action="store_true", help="skip the smoke session")
     parser.add_argument(
         "--backend",
         choices=("htp", "gpu", "cpu"),
@@ -118,10 +118,11 @@ def _add_check(sub: Any) -> None:
     check = sub.add_parser(
         "check",
         help="probe an interpreter and report findings",
-        description="Probe an interpreter (without importing onnxruntime in qnndoctor), run a "
-        "tiny quantized model on the QNN backend in a contained child (the smoke session), and "
-        "report findings, each with its evidence and fix, and the onnxruntime-qnn version to "
-        "use. " + exitcodes.described("check"),
+        description="Probe an interpreter's onnxruntime-qnn installation (read, not imported), "
+        "run a tiny quantized model on the QNN backend in a contained child (the smoke "
+        "session), and report findings, each with its evidence and fix, and the onnxruntime-qnn "
+        "version to use; --from-report re-diagnoses a saved ticket instead. "
+        + exitcodes.described("check"),
     )
     # a saved ticket's facts replace the probe: --python beside it would be ignored
     _shared_options(check, check.add_mutually_exclusive_group())

@@ -185,3 +185,31 @@ def test_model_says_whose_nodes_it_counts_and_what_is_not_installed(
     runtime = next(x for x in bare.out.splitlines() if x.startswith("Runtime"))
     assert "None" not in runtime
     assert "onnxruntime not installed, onnxruntime-qnn not installed;" in runtime
+
+
+def test_a_timed_out_child_is_classified_with_its_last_stage() -> None:
+    from qnndoctor.runner import Completed
+    from qnndoctor.smoke.outcome import classify
+
+    def killed(stdout: bytes, truncated: bool = False) -> tuple[str | None, str | None]:
+        completed = Completed(
+            ("python", "child.py"),
+            None,
+            stdout,
+            b"",
+            2.1,
+            timed_out=True,
+            stdout_truncated=truncated,
+        )
+        result = classify(completed, "htp", 2.0)
+        assert result.status == "timed_out"
+        return result.stage, result.reason
+
+    stage, reason = killed(b"@@qnndoctor-stage@@import\n@@qnndoctor-stage@@session\n")
+    assert stage == "session" and reason is not None
+    assert reason.endswith("killed while creating the session (QNN device and context)")
+    assert killed(b"")[0] == "start"
+    assert killed(b"x" * 100, truncated=True) == (
+        None,
+        "no result within the 2 s smoke timeout; the process tree was killed",
+    )

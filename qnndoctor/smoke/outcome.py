@@ -196,7 +196,8 @@ def classify(completed: Completed, backend: str, timeout: float | None = None) -
         "killed_pids": completed.killed_pids,
         "timeout_s": timeout,
         "escaped_pids": completed.escaped_pids,
-        "stage": _last_stage(stdout),
+        # the kept tail of a flood of output may have lost the stage lines: unknown then
+        "stage": None if completed.stdout_truncated else _last_stage(stdout),
     }
     if completed.start_error:
         return SmokeResult(
@@ -206,7 +207,8 @@ def classify(completed: Completed, backend: str, timeout: float | None = None) -
         return SmokeResult(
             "timed_out",
             reason=f"no result within the {timeout or completed.duration_s:g} s smoke timeout; "
-            f"the process tree was killed {STAGES[common['stage']]}",
+            "the process tree was killed"
+            + (f" {STAGES[common['stage']]}" if common["stage"] in STAGES else ""),
             **common,
         )
     child: dict[str, Any] | None = None
