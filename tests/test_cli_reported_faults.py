@@ -149,6 +149,22 @@ def test_markdown_nests_what_the_text_output_indents(cli: Cli, gpu_ticket: Path)
     assert lines[2].startswith("  - onnxruntime_qnn: ") and "libraries" in lines[2]
 
 
+def test_markdown_lists_skipped_checks_under_their_own_heading(
+    cli: Cli, gpu_ticket: Path, tmp_path: Path
+) -> None:
+    """Before: "- skipped `rule`: ..." lines hung under the recommendation's code
+    block. A ticket whose qnn_bundled probe is missing skips the rules that need it."""
+    ticket = json.loads(gpu_ticket.read_text("utf-8"))
+    del ticket["facts"]["qnn_bundled"]
+    path = tmp_path / "ticket.json"
+    path.write_text(json.dumps(ticket), encoding="utf-8")
+    markdown = cli("check", "--from-report", str(path), "--format", "markdown").out
+    fence = markdown.index("```\n", markdown.index("**Recommended onnxruntime-qnn:**\n```") + 40)
+    after = markdown[fence:].splitlines()
+    assert after[:3] == ["```", "", "**Checks skipped:**"], after[:4]
+    assert after[3].startswith("- `") and "qnn_bundled" in after[3]
+
+
 def _conv_model(path: Path) -> Path:
     """Conv -> Relu -> Sigmoid, float: the QNN EP asks for NHWC, so onnxruntime's
     layout transformation puts Transposes around the Conv in the session's graph."""

@@ -65,8 +65,10 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
         out.append("")
     out.append(f"**Smoke session:** {smoke_line(report)}")
     out += ["", "**Recommended onnxruntime-qnn:**", "```", *recommendation_lines(report), "```"]
-    for skipped in report.get("skipped_checks", []):
-        out.append(f"- skipped `{skipped['rule']}`: {skipped['reason']}")
+    skipped = report.get("skipped_checks", [])
+    if skipped:  # a list of its own, not lines hanging under the recommendation
+        out += ["", "**Checks skipped:**"]
+        out += [f"- `{item['rule']}`: {_cell(item['reason'])}" for item in skipped]
     out += ["", "</details>", ""]
     if report.get("redacted"):
         out.append("_User name, host name and home path redacted._")
