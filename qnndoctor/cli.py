@@ -258,12 +258,19 @@ def _add_matrix(sub: Any) -> None:
 
 
 def _add_explain(sub: Any) -> None:
+    import textwrap
+
     explain = sub.add_parser(
         "explain",
         help="name the cause of an error message or log (failure-signature catalogue)",
-        description="Name the most likely cause of an error message or log from the "
-        "failure-signature catalogue, with the evidence, the fix, the sources and what would "
-        "tell it apart from the runner-up. " + exitcodes.described("explain"),
+        # wrapped here: this parser prints its epilog (and so its description) as written
+        description=textwrap.fill(
+            "Name the most likely cause of an error message or log from the failure-signature "
+            "catalogue, with the evidence, the fix, the sources and what would tell it apart "
+            "from the runner-up. " + exitcodes.described("explain"),
+            79,
+            break_on_hyphens=False,
+        ),
         epilog=EXPLAIN_FACTS_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
