@@ -76,7 +76,7 @@ def _shared_options(parser: argparse.ArgumentParser, target: Any) -> None:
 
 def _check_run_options(parser: argparse.ArgumentParser) -> None:
     """How ``check`` (and ``report``, which runs the same check) probe and judge."""
-    parser.add_argument("--no-smoke", action="store_true", help="skip the HTP smoke session")
+    parser.add_argument("--no-smoke", action="store_true", help="skip the smoke session")
     parser.add_argument(
         "--backend",
         choices=("htp", "gpu", "cpu"),
@@ -115,9 +115,24 @@ def _check_run_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_check(sub: Any) -> None:
-    check = sub.add_parser("check", help="probe an interpreter and report findings")
-    _shared_options(check, check)
-    check.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    check = sub.add_parser(
+        "check",
+        help="probe an interpreter and report findings",
+        description="Probe an interpreter's onnxruntime-qnn installation (read, not imported), "
+        "run a tiny quantized model on the QNN backend in a contained child (the smoke "
+        "session), and report findings, each with its evidence and fix, and the onnxruntime-qnn "
+        "version to use; --from-report re-diagnoses a saved ticket instead. "
+        + exitcodes.described("check"),
+    )
+    # a saved ticket's facts replace the probe: --python beside it would be ignored
+    _shared_options(check, check.add_mutually_exclusive_group())
+    check.add_argument(
+        "--format",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="text for the terminal (default), json (one document on stdout), markdown (to "
+        "paste into an issue)",
+    )
     check.add_argument(
         "--json", action="store_const", const="json", dest="format", help="same as --format json"
     )
@@ -143,9 +158,14 @@ def _add_check(sub: Any) -> None:
 
 def _add_report(sub: Any) -> None:
     report = sub.add_parser(
-        "report", help="write one redacted ticket file for support (JSON with a Markdown summary)"
+        "report",
+        help="write one redacted ticket file for support (JSON with a Markdown summary)",
+        description="Run the same check as `check` and write one ticket for support: the JSON "
+        "report (redacted unless --no-redact) with its Markdown summary inside "
+        "(summary_markdown); `check --from-report` re-diagnoses it. "
+        + exitcodes.described("report"),
     )
-    _shared_options(report, report)
+    _shared_options(report, report.add_mutually_exclusive_group())
     report.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="the ticket file ('-': stdout)"
     )
@@ -154,7 +174,11 @@ def _add_report(sub: Any) -> None:
 
 def _add_recommend(sub: Any) -> None:
     recommend = sub.add_parser(
-        "recommend", help="the onnxruntime-qnn version to install here, and why not a newer one"
+        "recommend",
+        help="the onnxruntime-qnn version to install here, and why not a newer one",
+        description="The onnxruntime-qnn version to install for an interpreter (probed), or, in "
+        "what-if mode, for another machine described by the options below (nothing is probed), "
+        "with the commands and why no newer release fits. " + exitcodes.described("recommend"),
     )
     recommend.add_argument("--python", metavar="PATH|auto", help="interpreter to recommend for")
     recommend.add_argument("--json", action="store_true", help="one JSON document on stdout")
@@ -165,12 +189,20 @@ def _add_recommend(sub: Any) -> None:
     recommend.add_argument(
         "--matrix", type=Path, metavar="FILE", help="use this releases.json (or matrix folder)"
     )
-    recommend.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS")
+    recommend.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="time limit for the probe program (default 60)",
+    )
     what_if = recommend.add_argument_group(
         "what-if mode", "answer for another machine from these values alone (nothing is probed)"
     )
     what_if.add_argument(
-        "--platform", choices=("win_arm64", "win_amd64", "linux_aarch64", "linux_x86_64")
+        "--platform",
+        choices=("win_arm64", "win_amd64", "linux_aarch64", "linux_x86_64"),
+        help="the other machine's platform (its Python's wheel tag); with --python-version",
     )
     what_if.add_argument("--python-version", metavar="X.Y", help="e.g. 3.12 (3.13t: free-threaded)")
     chip = what_if.add_mutually_exclusive_group()
@@ -193,9 +225,19 @@ def _add_recommend(sub: Any) -> None:
 
 def _add_matrix(sub: Any) -> None:
     matrix = sub.add_parser(
-        "matrix", help="show the release matrix, or update it (matrix update --from URL)"
+        "matrix",
+        help="show the release matrix, or update it (matrix update --from URL)",
+        description="Show the release matrix qnndoctor judges with (every onnxruntime-qnn "
+        "release: its wheels, bundled QNN and HTP stubs), or update it from an HTTPS URL into "
+        "the user cache. " + exitcodes.described("matrix"),
     )
-    matrix.add_argument("action", nargs="?", choices=("show", "update"), default="show")
+    matrix.add_argument(
+        "action",
+        nargs="?",
+        choices=("show", "update"),
+        default="show",
+        help="show the matrix in use (default), or update it from --from URL",
+    )
     matrix.add_argument("--json", action="store_true", help="one JSON document on stdout")
     matrix.add_argument(
         "--matrix", type=Path, metavar="FILE", help="show this releases.json instead"
@@ -216,9 +258,19 @@ def _add_matrix(sub: Any) -> None:
 
 
 def _add_explain(sub: Any) -> None:
+    import textwrap
+
     explain = sub.add_parser(
         "explain",
         help="name the cause of an error message or log (failure-signature catalogue)",
+        # wrapped here: this parser prints its epilog (and so its description) as written
+        description=textwrap.fill(
+            "Name the most likely cause of an error message or log from the failure-signature "
+            "catalogue, with the evidence, the fix, the sources and what would tell it apart "
+            "from the runner-up. " + exitcodes.described("explain"),
+            79,
+            break_on_hyphens=False,
+        ),
         epilog=EXPLAIN_FACTS_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -278,7 +330,9 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Diagnose onnxruntime-qnn (Qualcomm NPU) setups.",
     )
     parser.add_argument("--version", action="version", version=f"qnndoctor {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", help="`qnndoctor COMMAND --help` for each"
+    )
     for name, add in _COMMANDS.items():
         if command in (None, name):
             add(sub)
@@ -334,8 +388,8 @@ def run_check(
     if getattr(args, "output", None):
         written = _write_output(args, outcome.document)
         if written is not None:
-            if quiet:
-                out.write(f"error: {written}\n")
+            if quiet:  # the README's promise: one line, a usage problem reads "bad input:"
+                out.write(f"bad input: {written}\n")
             else:
                 err.write(f"qnndoctor: error: {written}\n")
             return exitcodes.USAGE
@@ -373,6 +427,12 @@ def run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .render import renderer
 
     outcome = run_pipeline(check_options(args), log=_Log(args.verbose, err), output_format="json")
+    if outcome.error is not None and outcome.error.kind == "bad-input":
+        # no ticket of a bad command line or a bad --from-report ticket: it would hold nothing
+        err.write(f"qnndoctor: error: {outcome.error.message}\n")
+        if args.output == "-":  # stdout still holds one document, as with `check --json`
+            renderer("json")(outcome.document, out)
+        return outcome.exit_code(args.fail_on)
     document = dict(outcome.document)
     if outcome.report is not None:
         summary = io.StringIO()
@@ -391,7 +451,13 @@ def run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"qnndoctor: ticket written to {args.output} ({how})\n")
     if outcome.error is not None:
         err.write(f"qnndoctor: could not check: {outcome.error.message}\n")
-    return outcome.exit_code(args.fail_on)
+    code = outcome.exit_code(args.fail_on)
+    if code == exitcodes.FINDINGS:  # the ticket was written: say why the exit code is not 0
+        err.write(
+            f"qnndoctor: exit code {code}: the ticket holds a finding at or above --fail-on "
+            f"{args.fail_on} (as `check` would exit)\n"
+        )
+    return code
 
 
 def _write_output(args: argparse.Namespace, document: dict[str, Any]) -> str | None:

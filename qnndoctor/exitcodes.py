@@ -4,3 +4,53 @@ OK = 0  # no finding at or above --fail-on
 FINDINGS = 1  # findings at or above --fail-on
 USAGE = 2  # bad command line
 COULD_NOT_CHECK = 3  # target missing / not runnable, probe program failed or timed out
+
+# What each command's exit codes mean: its --help says it (``described``), and a
+# test holds the README's exit-code section to the same codes.
+MEANINGS: dict[str, tuple[tuple[int, str], ...]] = {
+    "check": (
+        (OK, "no finding at or above --fail-on"),
+        (FINDINGS, "at least one such finding"),
+        (USAGE, "usage error, or a --from-report ticket that cannot be re-diagnosed"),
+        (COULD_NOT_CHECK, "could not check (target missing or not runnable, probe program failed)"),
+    ),
+    "report": (
+        (OK, "ticket written, holding no finding at or above --fail-on"),
+        (FINDINGS, "ticket written, holding such a finding (as `check` would exit)"),
+        (USAGE, "no ticket: usage error, a bad --from-report ticket, or FILE not writable"),
+        (COULD_NOT_CHECK, "ticket written, holding the error that stopped the check"),
+    ),
+    "recommend": (
+        (OK, "a release fits"),
+        (FINDINGS, "nothing fits"),
+        (USAGE, "usage error"),
+        (COULD_NOT_CHECK, "could not check (no usable matrix, or the probe failed)"),
+    ),
+    "matrix": (
+        (OK, "shown, or updated"),
+        (USAGE, "usage error"),
+        (COULD_NOT_CHECK, "no usable matrix, or the update was refused (the current one stays)"),
+    ),
+    "explain": (
+        (OK, "at least one candidate cause"),
+        (FINDINGS, "none"),
+        (USAGE, "usage error, or a --from-report ticket that cannot be read"),
+        (COULD_NOT_CHECK, "the log cannot be read, or the catalogue is unusable"),
+    ),
+    "model": (
+        (OK, "no finding at or above --fail-on"),
+        (FINDINGS, "at least one such finding"),
+        (USAGE, "usage error"),
+        (COULD_NOT_CHECK, "could not check, or the model file cannot be read"),
+    ),
+    "fix": (
+        (OK, "fixed and proven, or nothing to fix"),
+        (FINDINGS, "not fixed (dry run with steps, refused, rolled back, interrupted)"),
+        (USAGE, "usage error"),
+    ),
+}
+
+
+def described(command: str) -> str:
+    """The exit codes of ``command`` as a sentence for its --help."""
+    return "Exit codes: " + "; ".join(f"{code} {text}" for code, text in MEANINGS[command]) + "."

@@ -24,7 +24,15 @@ class SavedReportError(ValueError):
 
 
 def _type(value: Any) -> str:
-    names: dict[type, str] = {dict: "an object", list: "an array", str: "a string"}
+    names: dict[type, str] = {
+        dict: "an object",
+        list: "an array",
+        str: "a string",
+        type(None): "null",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+    }
     return names.get(type(value), type(value).__name__)
 
 
@@ -88,6 +96,8 @@ def read_document(path: str) -> Any:
         raise SavedReportError(
             f"{path}: larger than {MAX_REPORT_BYTES} bytes; not a qnndoctor report"
         )
+    if not raw.strip():
+        raise SavedReportError(f"{path} is empty: {_EXPECTED}")
     try:
         data = safejson.loads(raw, path)
     except safejson.BadJSON as exc:
@@ -95,17 +105,30 @@ def read_document(path: str) -> Any:
     return data
 
 
+_EXPECTED = "a ticket is the JSON of `qnndoctor check --json` or `qnndoctor report -o FILE`"
+
+
 def from_document(data: Any, path: str) -> tuple[Target, Facts]:
     """The target and facts of a report's parsed JSON form (``path`` names it in errors)."""
     if not isinstance(data, dict) or data.get("schema_version") != REPORT_SCHEMA_VERSION:
-        raise SavedReportError(
-            f"{path}: not a qnndoctor schema_version {REPORT_SCHEMA_VERSION} report"
+        what = (
+            f"{_type(data)}, not an object"
+            if not isinstance(data, dict)
+            else "an empty JSON object"
+            if not data
+            else f"no schema_version {REPORT_SCHEMA_VERSION}"
         )
+        raise SavedReportError(f"{path}: not a qnndoctor report ({what}); {_EXPECTED}")
     facts_json = data.get("facts")
     if not isinstance(facts_json, dict):
-        raise SavedReportError(
-            f"{path}: 'facts' is {_type(facts_json)}, not an object of probe results"
+        what = (
+            "missing"
+            if "facts" not in data
+            else "null"
+            if facts_json is None
+            else f"{_type(facts_json)}, not an object of probe results"
         )
+        raise SavedReportError(f"{path}: 'facts' is {what}: nothing to re-diagnose; {_EXPECTED}")
     if not facts_json:
         error = data.get("error")
         why = (

@@ -90,6 +90,7 @@ NOT_ENVIRONMENT_FAILURES = {
     "smoke-failed",
     "smoke-crashed",
     "smoke-timed-out",
+    "smoke-cut-short",
     "smoke-wrong-output",
     "smoke-fell-back-to-cpu",
 }

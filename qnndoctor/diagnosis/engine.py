@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .catalogue import Catalogue, Condition, HarmlessLine, Signature, normalize_exit_code
+from .catalogue import Catalogue, Condition, HarmlessLine, Pattern, Signature, normalize_exit_code
+from .codelines import code_spans, outside_code
 from .facts import DiagnosisFacts
 from .prefilter import LineGate, Literals, fold, search
 from .resemblance import (
@@ -224,13 +225,18 @@ def _score(
     facts: DiagnosisFacts,
     resemblance: Resemblance | None = None,
     literals: Literals | None = None,
+    code: tuple[tuple[int, int], ...] = (),
 ) -> Candidate | Excluded | None:
     # Each pattern's own search, skipped when its literals are not in the text
     # (``literals``: of ``text``, shared by all signatures).
     literals = Literals(fold(text)) if literals is None else literals
     found = [(p, m) for p in signature.patterns if (m := search(p.regex, text, literals, p.source))]
     raising = sorted(((p, m) for p, m in found if not p.context), key=lambda pm: -pm[0].weight)
-    by_text = bool(raising) and raising[0][0].weight >= MIN_SPECIFICITY
+    by_text = (
+        bool(raising)
+        and raising[0][0].weight >= MIN_SPECIFICITY
+        and not (code and _only_code(found, text, code))
+    )
     by_code = exit_code is not None and exit_code in signature.exit_codes
     if resemblance is not None:
         by_text, raising = True, []
@@ -306,6 +312,16 @@ def _score(
         first_at=raising[0][1].start() if raising and by_text else None,
         quiet=quiet,
     )
+
+
+def _only_code(
+    found: list[tuple[Pattern, re.Match[str]]], text: str, code: tuple[tuple[int, int], ...]
+) -> bool:
+    """Whether every matched pattern matched only on a traceback's source lines
+    (``code``: ``codelines.code_spans``): a line of the program's own code says
+    what it called, not what failed, so it never raises a candidate by itself.
+    Beside a match outside the code (a context cue too) it counts as before."""
+    return all(outside_code(p.regex, text, m, code) is None for p, m in found)
 
 
 def _unsupported(supports: dict[str, list[tuple[bool, str, Condition]]]) -> tuple[str, ...]:
@@ -494,8 +510,9 @@ def score(
     candidates: list[Candidate] = []
     excluded: list[Excluded] = []
     literals = Literals(fold(active))
+    quoted_code = code_spans(active)  # a traceback's source lines: they raise nothing alone
     for signature in catalogue.signatures:
-        result = _score(signature, active, code, exception_type, facts, None, literals)
+        result = _score(signature, active, code, exception_type, facts, None, literals, quoted_code)
         if isinstance(result, Candidate):
             candidates.append(result)
         elif isinstance(result, Excluded):

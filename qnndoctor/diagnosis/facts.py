@@ -38,6 +38,7 @@ KEYS: Mapping[str, str] = MappingProxyType(
         "adsp_library_path": "ADSP_LIBRARY_PATH value",
         "qnn_on_loader_path": "QNN libraries from outside onnxruntime-qnn on PATH / LD_LIBRARY_PATH",
         "qnn_library_damaged": "a bundled QNN library is truncated or unreadable",
+        "qnn_ep_logged": "the QNN EP logged its own lines: it was loaded (registered, for 2.x)",
         "backend": "QNN backend: htp | gpu | cpu",
         "epcontext": "the model is a pre-compiled EPContext model",
         "model.precision": "qdq | float32 | float16",

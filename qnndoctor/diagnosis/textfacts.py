@@ -132,6 +132,15 @@ _EPCONTEXT = re.compile(
     r"_ctx\.onnx\b|ep\.context_enable\W+1|EPContext (?:node|model)|from EpContext|\bep_cache_context\b|context binary",
     re.IGNORECASE,
 )
+# A record of the QNN EP itself: onnxruntime's prefix naming one of the EP's
+# source files ("[E:onnxruntime:, qnn_execution_provider.cc:2290 GetCapabilityImpl]"),
+# its set-up message, or onnxruntime's report of the plugin EP's own call. A
+# text with one was written by a session that had the EP, so it was loaded
+# (for 2.x: registered); "Loading EP library ... as a plugin" alone says less.
+_QNN_EP_LINE = re.compile(
+    r"\bqnn_\w+\.cc: ?\d+|\bQNN SetupBackend failed\b|\bOrtEp::\w+\(\) for QNNExecutionProvider\b",
+    re.IGNORECASE,
+)
 _SIMULATOR = re.compile(r"\bRouterX86\b|\bx86_64 simulator|HTP simulator", re.IGNORECASE)
 
 
@@ -265,6 +274,8 @@ def _environment(line: str, allow: Allow) -> Iterator[tuple[str, Any]]:
         yield "backend", kind
     if allow(_EPCONTEXT) and _EPCONTEXT.search(line):
         yield "epcontext", True
+    if allow(_QNN_EP_LINE) and _QNN_EP_LINE.search(line):
+        yield "qnn_ep_logged", True
 
 
 FINDERS: tuple[Finder, ...] = (_pip_lines, _templates, _platform, _environment)
@@ -369,7 +380,7 @@ _FINDER_REGEXES: tuple[tuple[Finder, tuple[re.Pattern[str], ...]], ...] = (
                   _FP16_MODEL)),
     (_platform, (_ANDROID, _WSL, _WINDOWS, _MAC, _LINUX, _PY_PATH, _SITE_PATH_LINUX, _CP_TAG,
                  _SIMULATOR, _ARM_MACHINE, _X64_MACHINE)),
-    (_environment, (_ADSP, _NON_ASCII_PATH, _LEFTOVER, _BACKEND, _EPCONTEXT)),
+    (_environment, (_ADSP, _NON_ASCII_PATH, _LEFTOVER, _BACKEND, _EPCONTEXT, _QNN_EP_LINE)),
     (_listing, (_LISTING_HEADER, _FREEZE_LINE)),
 )  # fmt: skip
 

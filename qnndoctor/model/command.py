@@ -23,11 +23,21 @@ if TYPE_CHECKING:
 def add_parser(sub: Any) -> None:
     """The ``model`` sub-command's options (called from cli.py)."""
     model = sub.add_parser(
-        "model", help="will this ONNX model run on the NPU here, and how much of it?"
+        "model",
+        help="will this ONNX model run on the NPU here, and how much of it?",
+        description="Static checks of an ONNX model against the target's onnxruntime and chip "
+        "(opsets, precision, dynamic shapes, operators, external data, EPContext binaries), "
+        "then, unless --no-run, a session in the target that measures which nodes run on QNN "
+        "and times QNN against the CPU. " + exitcodes.described("model"),
     )
     model.add_argument("model_path", metavar="MODEL.onnx", help="the ONNX model to diagnose")
     model.add_argument("--python", metavar="PATH|auto", help="interpreter that will run the model")
-    model.add_argument("--backend", choices=("htp", "gpu", "cpu"), default="htp")
+    model.add_argument(
+        "--backend",
+        choices=("htp", "gpu", "cpu"),
+        default="htp",
+        help="QNN backend for the placement session (default htp)",
+    )
     model.add_argument("--no-run", action="store_true", help="static checks only: no session")
     model.add_argument("--json", action="store_true", help="one JSON document on stdout")
     model.add_argument("--runs", type=int, default=10, metavar="N", help="timed runs per EP (10)")
@@ -38,7 +48,12 @@ def add_parser(sub: Any) -> None:
         metavar="SECONDS",
         help="time limit for the placement run; its process tree is killed after it",
     )
-    model.add_argument("--fail-on", choices=("error", "warning"), default="error")
+    model.add_argument(
+        "--fail-on",
+        choices=("error", "warning"),
+        default="error",
+        help="lowest severity that makes the exit code 1 (default: error)",
+    )
     model.add_argument(
         "--no-redact", action="store_true", help="keep user name, host name and home paths in JSON"
     )

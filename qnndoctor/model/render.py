@@ -17,6 +17,30 @@ def _ms(timing: dict[str, Any] | None, compiled: bool = False) -> str:
     return f"median {timing['median_ms']} ms, first {timing['first_run_ms']} ms ({timing['runs']} runs)"
 
 
+def _installed(name: str, version: object) -> str:
+    return f"{name} {version}" if version else f"{name} not installed"
+
+
+def _placed(placement: dict[str, Any], model_nodes: object) -> list[str]:
+    """How many nodes QNN took. They are the session's nodes: onnxruntime's graph
+    optimizations may add some (layout Transposes around a Conv) or fuse
+    others, so a count that differs from the model file's says so."""
+    total = placement["nodes_total"]
+    differs = isinstance(model_nodes, int) and model_nodes != total
+    lines = [
+        f"Placement {placement['nodes_on_qnn']}/{total} nodes"
+        + (" of the session's graph" if differs else "")
+        + f" on QNN in {placement['partitions']} partition(s) (from {placement['method']})"
+    ]
+    if differs:
+        lines.append(
+            f"          the session's graph has {total} nodes where the model file has "
+            f"{model_nodes}: onnxruntime's optimizations add nodes (layout Transposes around "
+            "a Conv) and fuse others"
+        )
+    return lines
+
+
 def render_text(doc: dict[str, Any], out: TextIO) -> None:
     model = doc.get("model") or {}
     write = out.write
@@ -31,9 +55,10 @@ def render_text(doc: dict[str, Any], out: TextIO) -> None:
     )
     runtime = doc.get("runtime")
     if runtime:
+        qnn = f" (QNN {runtime['qnn_version']})" if runtime.get("qnn_version") else ""
         write(
-            f"Runtime   onnxruntime {runtime.get('onnxruntime')}, onnxruntime-qnn "
-            f"{runtime.get('onnxruntime_qnn')} (QNN {runtime.get('qnn_version')}); chip "
+            f"Runtime   {_installed('onnxruntime', runtime.get('onnxruntime'))}, "
+            f"{_installed('onnxruntime-qnn', runtime.get('onnxruntime_qnn'))}{qnn}; chip "
             f"{runtime.get('soc') or 'unknown'} (HTP {('v' + str(runtime['htp_arch'])) if runtime.get('htp_arch') else 'arch unknown'})\n"
         )
     context = doc.get("context")
@@ -48,10 +73,8 @@ def render_text(doc: dict[str, Any], out: TextIO) -> None:
     placement = doc.get("placement")
     if placement:
         if placement["status"] == "passed" and placement.get("nodes_total") is not None:
-            write(
-                f"Placement {placement['nodes_on_qnn']}/{placement['nodes_total']} nodes on QNN in "
-                f"{placement['partitions']} partition(s) (from {placement['method']})\n"
-            )
+            for line in _placed(placement, model.get("nodes_total")):
+                write(line + "\n")
             offloaded = placement.get("io_quantization_on_cpu") or []
             if offloaded:
                 write(

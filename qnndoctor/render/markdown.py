@@ -11,6 +11,15 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _item(line: str) -> str:
+    """A section line as a list item; a line the text output indents under the
+    one above it (a bundle's folder under the bundle) is nested under it,
+    not a bullet of its own with a run of spaces."""
+    text = line.lstrip(" ")
+    depth = (len(line) - len(text)) // 2
+    return f"{'  ' * depth}- {_cell(text)}"
+
+
 def render(report: dict[str, Any], stream: TextIO) -> None:
     c = counts(report)
     tool = report.get("tool", {})
@@ -52,12 +61,14 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
             else ""
         )
         out.append(f"**{section.title}**{mark}")
-        out += [f"- {_cell(line)}" for line in section.lines]
+        out += [_item(line) for line in section.lines]
         out.append("")
     out.append(f"**Smoke session:** {smoke_line(report)}")
     out += ["", "**Recommended onnxruntime-qnn:**", "```", *recommendation_lines(report), "```"]
-    for skipped in report.get("skipped_checks", []):
-        out.append(f"- skipped `{skipped['rule']}`: {skipped['reason']}")
+    skipped = report.get("skipped_checks", [])
+    if skipped:  # a list of its own, not lines hanging under the recommendation
+        out += ["", "**Checks skipped:**"]
+        out += [f"- `{item['rule']}`: {_cell(item['reason'])}" for item in skipped]
     out += ["", "</details>", ""]
     if report.get("redacted"):
         out.append("_User name, host name and home path redacted._")

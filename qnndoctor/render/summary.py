@@ -269,6 +269,12 @@ def counts(report: dict[str, Any]) -> dict[str, int]:
     return result
 
 
+def smoke_title(report: dict[str, Any]) -> str:
+    """ "HTP smoke session", or the backend the session really used ("GPU ...")."""
+    backend = (report.get("smoke") or {}).get("backend")
+    return f"{str(backend).upper()} smoke session" if backend else "Smoke session"
+
+
 def smoke_line(report: dict[str, Any]) -> str:
     smoke = report.get("smoke")
     if smoke is None:

@@ -6,7 +6,7 @@ from typing import Any, TextIO
 
 from rich.console import Console  # this module is imported only to render text
 
-from .summary import counts, recommendation_lines, sections, smoke_line
+from .summary import counts, recommendation_lines, sections, smoke_line, smoke_title
 
 _FLAG_MARK = {
     "error": "[bold red]error (see Findings)[/]",
@@ -50,7 +50,7 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
         console.print(f"[bold]{escape(section.title)}[/] {mark}")
         for line in section.lines:
             console.print(f"  {escape(line)}")
-    console.print(f"[bold]HTP smoke session[/] {escape(smoke_line(report))}")
+    console.print(f"[bold]{escape(smoke_title(report))}[/] {escape(smoke_line(report))}")
     console.print("[bold]Recommended onnxruntime-qnn[/]")
     for line in recommendation_lines(report):
         console.print(f"  {escape(line)}", soft_wrap=True)

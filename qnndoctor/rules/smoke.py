@@ -9,6 +9,7 @@ from typing import Any
 from ..facts import Facts
 from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
 from ..matrixdata import Matrix
+from ..smoke.outcome import STAGES
 from . import rule
 from ._common import pip
 
@@ -16,6 +17,23 @@ PASSED = FindingKind("smoke-passed", Severity.INFO, "The QNN smoke session ran o
 FAILED = FindingKind("smoke-failed", Severity.ERROR, "The QNN smoke session failed with an error")
 CRASHED = FindingKind("smoke-crashed", Severity.ERROR, "The QNN smoke session crashed the process")
 TIMED_OUT = FindingKind("smoke-timed-out", Severity.ERROR, "The QNN smoke session hung")
+CUT_SHORT = FindingKind(
+    "smoke-cut-short",
+    Severity.WARNING,
+    "The smoke session was killed by --smoke-timeout before it could prove anything",
+)
+# Starting Python, importing onnxruntime and creating a first QNN session take
+# seconds on a cold machine (a first HTP session prepares its graph): a time
+# limit below this says nothing about a hang.
+PLAUSIBLE_SESSION_S = 10.0
+# Stages before the QNN backend is touched (smoke/outcome.py STAGES): a child
+# killed there never reached the driver.
+_BEFORE_QNN = ("start", "import", "register")
+_HANGS = {
+    "htp": "the NPU driver or its DSP transport is not answering",
+    "gpu": "the GPU driver is not answering",
+    "cpu": "QNN's CPU backend is stuck",
+}
 WRONG = FindingKind(
     "smoke-wrong-output", Severity.ERROR, "The QNN smoke session computed wrong values"
 )
@@ -68,7 +86,29 @@ def _codes_named(codes: object) -> str:
     return f" QNN error codes in its output: {'; '.join(named)}." if named else ""
 
 
-@rule(needs=("smoke",), emits=(PASSED, FAILED, CRASHED, TIMED_OUT, WRONG, FELL_BACK))
+def _cut_short(smoke: Mapping[str, Any]) -> str | None:
+    """Why a timed-out session says nothing about a hang, if it does not: its
+    time limit is below what a session needs, or it was killed before it
+    reached QNN (``stage``; unknown in tickets of older versions)."""
+    limit, stage = smoke.get("timeout_s"), smoke.get("stage")
+    where = STAGES.get(str(stage)) if stage in _BEFORE_QNN else None
+    if isinstance(limit, (int, float)) and limit < PLAUSIBLE_SESSION_S:
+        return (
+            f"a --smoke-timeout of {limit:g} s is below what a session plausibly needs "
+            f"(starting Python, importing onnxruntime and creating a QNN session take seconds; "
+            f"give it {PLAUSIBLE_SESSION_S:g} s or more)"
+            + (f"; it was killed {where}, before it reached QNN" if where else "")
+        )
+    if stage in _BEFORE_QNN:
+        return (
+            f"it was killed {where}, before it reached QNN, so the driver was never asked: "
+            "the start of the interpreter or the import of onnxruntime was slow (a cold "
+            "disk, an antivirus scan of the libraries)"
+        )
+    return None
+
+
+@rule(needs=("smoke",), emits=(PASSED, FAILED, CRASHED, TIMED_OUT, CUT_SHORT, WRONG, FELL_BACK))
 def smoke_outcome(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     smoke = dict(facts.probe("smoke").values) if facts.probe("smoke") else {}  # type: ignore[union-attr]
     status = smoke.get("status")
@@ -110,12 +150,27 @@ def smoke_outcome(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
             candidates,
         )
         yield make(CRASHED, text + named, (*evidence, match_evidence), fix)
+    elif status == "timed_out" and (why := _cut_short(smoke)) is not None:
+        yield make(
+            CUT_SHORT,
+            f"The session was killed after {smoke.get('duration_s')} s: {why}. This is no sign "
+            "of a hang, and the session proved nothing about QNN on this machine.",
+            (
+                *evidence,
+                Evidence("smoke.timeout_s", smoke.get("timeout_s")),
+                Evidence("smoke.stage", smoke.get("stage")),
+            ),
+            Fix(
+                "Run the same check again with a larger --smoke-timeout, or without it (the "
+                "default is 60 s)."
+            ),
+        )
     elif status == "timed_out":
+        hang = _HANGS.get(str(backend), _HANGS["htp"])
         text, fix = _explained(
             facts,
             f"The session produced no result within {smoke.get('duration_s')} s and its process tree "
-            "was killed. A hang in device or context creation usually means the NPU driver or "
-            "its DSP transport is not answering.",
+            f"was killed. A hang in device or context creation usually means {hang}.",
             candidates,
         )
         yield make(TIMED_OUT, text + named, (*evidence, match_evidence), fix)

@@ -18,11 +18,20 @@ import time
 from typing import Any, Callable, Dict, List, Optional
 
 MARKER = "@@qnndoctor-smoke@@"
+# One line per stage as it begins: a child killed by the time limit has no
+# result line, and these say how far it got (smoke/outcome.py reads them).
+STAGE_MARKER = "@@qnndoctor-stage@@"
 BACKEND_FILES = {"htp": "QnnHtp", "gpu": "QnnGpu", "cpu": "QnnCpu"}
 
 
 def _emit(result: Dict[str, Any]) -> None:
     sys.stdout.write("\n" + MARKER + json.dumps(result, ensure_ascii=True, default=repr) + "\n")
+    sys.stdout.flush()
+
+
+def _stage(result: Dict[str, Any], name: str) -> None:
+    result["stage"] = name
+    sys.stdout.write(STAGE_MARKER + name + "\n")
     sys.stdout.flush()
 
 
@@ -143,7 +152,8 @@ def run(result: Dict[str, Any], model: str, expected_path: str, backend: str) ->
     """Fills ``result`` as it goes, so a failure still reports how far it got."""
     with open(expected_path, encoding="utf-8") as handle:
         expected = json.load(handle)
-    result.update(backend=backend, timings_s={}, stage="import")
+    result.update(backend=backend, timings_s={})
+    _stage(result, "import")
     timings = result["timings_s"]
     started = time.perf_counter()
     import onnxruntime as ort
@@ -159,11 +169,11 @@ def run(result: Dict[str, Any], model: str, expected_path: str, backend: str) ->
     # do; its idle threads spin-wait by default, ~50 ms of CPU taken from the
     # probes and qnndoctor running beside the session (bench/bench_check.py).
     options.intra_op_num_threads = 1
-    result["stage"] = "register"
+    _stage(result, "register")
     started = time.perf_counter()
     session_kwargs = add_qnn_provider(ort, options, backend, result)
     timings["register"] = round(time.perf_counter() - started, 4)
-    result["stage"] = "session"
+    _stage(result, "session")
     started = time.perf_counter()
     # From bytes: the model's own path (inside qnndoctor's install) must not
     # bring a non-ASCII-path failure of its own into the test.
@@ -174,7 +184,7 @@ def run(result: Dict[str, Any], model: str, expected_path: str, backend: str) ->
     result["session_providers"] = session.get_providers()
     result["loaded_libraries"] = loaded_qnn_libraries()
     result["assignment"] = _assignment(session)
-    result["stage"] = "run"
+    _stage(result, "run")
     import numpy as np
 
     data = np.array([expected["input"]], dtype=np.float32).reshape(expected["input_shape"])

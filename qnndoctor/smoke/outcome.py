@@ -23,6 +23,15 @@ if TYPE_CHECKING:
     from ..runner import Completed
 
 MARKER = "@@qnndoctor-smoke@@"
+STAGE_MARKER = "@@qnndoctor-stage@@"  # child.py: one line as each stage begins
+# How far a child without a result got, in words ("start": no stage line yet).
+STAGES = {
+    "start": "before the session script started",
+    "import": "while importing onnxruntime",
+    "register": "while adding the QNN execution provider",
+    "session": "while creating the session (QNN device and context)",
+    "run": "while running the model",
+}
 
 STATUSES = (
     "passed",
@@ -92,6 +101,7 @@ class SmokeResult:
     killed_pids: tuple[int, ...] = ()
     timeout_s: float | None = None  # the time limit the session really ran with
     escaped_pids: tuple[int, ...] = ()  # left the tree (daemons); swept after the end
+    stage: str | None = None  # the child's last stage (STAGES); None when not known
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -107,6 +117,7 @@ class SmokeResult:
             "killed_pids": list(self.killed_pids),
             "timeout_s": self.timeout_s,
             "escaped_pids": list(self.escaped_pids),
+            "stage": self.stage,
             # Catalogue ids, best first: derived by the report builder with the
             # catalogue in use, so a re-diagnosed ticket gets current ones.
             "signatures": [],
@@ -161,9 +172,20 @@ def first_error(lines: tuple[str, ...]) -> str | None:
     return None
 
 
+def _last_stage(stdout: str) -> str:
+    """The last stage the child began (its ``STAGE_MARKER`` lines), "start" if none."""
+    stages = [
+        line[len(STAGE_MARKER) :].strip()
+        for line in stdout.splitlines()
+        if line.startswith(STAGE_MARKER)
+    ]
+    return stages[-1] if stages and stages[-1] in STAGES else "start"
+
+
 def classify(completed: Completed, backend: str, timeout: float | None = None) -> SmokeResult:
     """Every way the child can end, as one of ``STATUSES``."""
     stderr = completed.stderr_text()
+    stdout = completed.stdout_text()
     common: dict[str, Any] = {
         "backend": backend,
         "exit_code": completed.exit_code,
@@ -174,6 +196,8 @@ def classify(completed: Completed, backend: str, timeout: float | None = None) -
         "killed_pids": completed.killed_pids,
         "timeout_s": timeout,
         "escaped_pids": completed.escaped_pids,
+        # the kept tail of a flood of output may have lost the stage lines: unknown then
+        "stage": None if completed.stdout_truncated else _last_stage(stdout),
     }
     if completed.start_error:
         return SmokeResult(
@@ -183,12 +207,13 @@ def classify(completed: Completed, backend: str, timeout: float | None = None) -
         return SmokeResult(
             "timed_out",
             reason=f"no result within the {timeout or completed.duration_s:g} s smoke timeout; "
-            "the process tree was killed",
+            "the process tree was killed"
+            + (f" {STAGES[common['stage']]}" if common["stage"] in STAGES else ""),
             **common,
         )
     child: dict[str, Any] | None = None
     raw_line = ""
-    for line in completed.stdout_text().splitlines():
+    for line in stdout.splitlines():
         if line.startswith(MARKER):
             try:
                 loaded = json.loads(line[len(MARKER) :])
@@ -216,6 +241,8 @@ def classify(completed: Completed, backend: str, timeout: float | None = None) -
             **common,
         )
     status = str(child["status"])
+    if isinstance(child.get("stage"), str):
+        common["stage"] = child["stage"]  # its own word, "done" included
     reason: str | None = None
     if status == "failed":
         exc = child.get("exception") or {}
