@@ -108,6 +108,54 @@ def external_weights(path: Path, location: str = "ext.weights") -> Path:
     return path
 
 
+def external_outside(path: Path, location: str) -> Path:
+    """``external_weights`` whose data location is then rewritten to ``location``
+    (outside the model's folder: ``../../etc/passwd``, an absolute path)."""
+    external_weights(path)
+    model = onnx.load(str(path), load_external_data=False)
+    for entry in model.graph.initializer[0].external_data:
+        if entry.key == "location":
+            entry.value = location
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+def huge_shapes(path: Path) -> Path:
+    """Relu on float32 [100000, 100000, 100] (3.6 TiB): measured, QNN on the
+    simulator spends more than 100 s on it before failing with 1002."""
+    dims = [100000, 100000, 100]
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu")],
+        "huge",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, dims)],
+    )
+    return _save(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), path
+    )
+
+
+def float_gather(path: Path) -> Path:
+    """Relu -> Gather -> Sigmoid in float32: on the HTP simulator (QNN 2.51.0,
+    fp16 precision off) the session fails at graph finalize with 1002, and the
+    error names no node; Gather alone fails the same way."""
+    indices = numpy_helper.from_array(np.array([0, 2, 4, 6], dtype=np.int64), "i")
+    graph = helper.make_graph(
+        [
+            helper.make_node("Relu", ["x"], ["a"], name="relu_in"),
+            helper.make_node("Gather", ["a", "i"], ["g"], name="gather", axis=1),
+            helper.make_node("Sigmoid", ["g"], ["y"], name="sigmoid_out"),
+        ],
+        "float_gather",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
+        initializer=[indices],
+    )
+    return _save(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), path
+    )
+
+
 _COMPILE = textwrap.dedent(
     """
     import sys, onnxruntime as ort, onnxruntime_qnn as qnn
