@@ -30,7 +30,7 @@ def refused(cli: Cli, path: str, message: str) -> None:
     assert time.monotonic() - started < 30  # a clear end, not a read without limit
 
 
-@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero here")
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero here")
 def test_a_device_is_refused_before_it_is_read(cli: Cli) -> None:
     refused(cli, "/dev/zero", "is a device, not a model file")
 
@@ -42,7 +42,7 @@ def test_a_named_pipe_is_refused_without_opening_it(cli: Cli, tmp_path: Path) ->
     refused(cli, str(fifo), "is a pipe or stream, not a model file")
 
 
-@pytest.mark.skipif(not os.path.exists("/dev/stdin"), reason="no /dev/stdin here")
+@pytest.mark.skipif(not Path("/dev/stdin").exists(), reason="no /dev/stdin here")
 def test_an_endless_stream_on_stdin_is_refused() -> None:
     writer = subprocess.Popen(
         [sys.executable, "-c", "import sys\nwhile True: sys.stdout.buffer.write(bytes(65536))"],

@@ -13,7 +13,7 @@ from ..render.json_out import for_stream
 
 if TYPE_CHECKING:
     from ..runner import Runner
-    from .diagnose import ModelOptions
+    from .options import ModelOptions
 
 
 def add_parser(sub: Any) -> None:
@@ -87,7 +87,7 @@ def _emit(doc: dict[str, Any], args: argparse.Namespace, out: TextIO) -> None:
 
 
 def _options(args: argparse.Namespace) -> ModelOptions:
-    from .diagnose import ModelOptions
+    from .options import ModelOptions
 
     return ModelOptions(
         path=args.model_path,

@@ -41,9 +41,7 @@ class Share:
             "met": self.met,
             "nodes_on_qnn": self.on_qnn,
             "nodes_counted": self.compute,
-            "left_qnn": [
-                {"node": node, "reason": self.reasons.get(node)} for node in self.left
-            ],
+            "left_qnn": [{"node": node, "reason": self.reasons.get(node)} for node in self.left],
         }
 
 

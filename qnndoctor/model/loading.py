@@ -9,7 +9,6 @@ files. Bad input is a ``ModelError`` with a sentence a user can act on.
 from __future__ import annotations
 
 import math
-import os
 import stat
 from collections import Counter
 from dataclasses import dataclass
@@ -232,7 +231,7 @@ def _external(model: Any, folder: Path) -> tuple[ExternalData, ...]:
                 continue
             location = entry.value
             where = (root / location).resolve()
-            if os.path.isabs(location) or not where.is_relative_to(root):
+            if Path(location).is_absolute() or not where.is_relative_to(root):
                 raise ModelError(
                     f"initializer {tensor.name!r} keeps its data in {location!r}, outside the "
                     f"model's folder ({folder}): onnxruntime refuses such a model, and qnndoctor "

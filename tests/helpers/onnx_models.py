@@ -156,7 +156,9 @@ def float_gather(path: Path) -> Path:
     )
 
 
-def _qdq(name: str, source: str, target: str, scale: float, zero: int) -> tuple[list[Any], list[Any]]:
+def _qdq(
+    name: str, source: str, target: str, scale: float, zero: int
+) -> tuple[list[Any], list[Any]]:
     """QuantizeLinear + DequantizeLinear (uint8) from ``source`` to ``target``."""
     scale_init = numpy_helper.from_array(np.array(scale, dtype=np.float32), f"{name}_scale")
     zero_init = numpy_helper.from_array(np.array(zero, dtype=np.uint8), f"{name}_zero")

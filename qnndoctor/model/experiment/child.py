@@ -112,7 +112,7 @@ def compare_run(result: Dict[str, Any], model: str, backend: str, inputs: str, o
     cpu = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
     on_cpu = cpu.run(None, feeds)
     arrays: Dict[str, Any] = {}
-    for index, name in enumerate(names):
+    for index in range(len(names)):
         arrays["qnn/%d" % index] = np.asarray(on_qnn[index])
         arrays["cpu/%d" % index] = np.asarray(on_cpu[index])
     for index, name in enumerate(feeds):

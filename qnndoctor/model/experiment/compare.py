@@ -178,7 +178,7 @@ def compare(
         if not result.diverged or model.ep_contexts:
             return result
         fed = work / "inputs.npz"
-        np.savez(fed, **feeds)  # type: ignore[arg-type]
+        np.savez(fed, **feeds)
         try:
             divergence = _first_divergence(
                 Graph(model.path), model.precision, tolerance, feeds,

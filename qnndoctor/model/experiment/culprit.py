@@ -170,7 +170,9 @@ def find_culprit(graph: Graph, trial: Trial, precision: str) -> Culprit:
         )
 
     if not fails(None, "whole model"):
-        return result("no-failure", reason="the model compiles and runs on QNN with CPU fallback off")
+        return result(
+            "no-failure", reason="the model compiles and runs on QNN with CPU fallback off"
+        )
     low, high = 0, count  # prefix of `low` nodes passes (0: nothing), of `high` fails
     while high - low > 1:
         middle = (low + high) // 2

@@ -63,7 +63,9 @@ class Profile:
             "status": self.status,
             "ops": [op.to_json() for op in self.ops],
             "total_us": None if self.total_us is None else round(self.total_us, 3),
-            "accelerator_us": None if self.accelerator_us is None else round(self.accelerator_us, 3),
+            "accelerator_us": None
+            if self.accelerator_us is None
+            else round(self.accelerator_us, 3),
             "executions": self.executions,
             "end_to_end_ms": {"qnn": self.qnn_ms, "cpu": self.cpu_ms},
             "reason": self.reason,

@@ -13,8 +13,8 @@ from ..findings import ModelFinding, finding
 if TYPE_CHECKING:
     from ...runner import Runner
     from ...target import Target
-    from ..diagnose import ModelOptions
     from ..loading import ModelInfo
+    from ..options import ModelOptions
     from ..placement import Placement
 
 
@@ -108,7 +108,9 @@ def run_experiments(
         extra["npu_share"] = share.to_json() if share else None
         if share is None:
             found.append(
-                unmeasured(options.min_npu_share, [f"placement {placement.status}: {placement.reason}"])
+                unmeasured(
+                    options.min_npu_share, [f"placement {placement.status}: {placement.reason}"]
+                )
             )
         else:
             found += share_findings(share)
