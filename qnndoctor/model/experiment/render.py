@@ -40,7 +40,10 @@ def render_experiments(doc: dict[str, Any], out: TextIO) -> None:
         else:
             write(f"Profile   {profile['status']}: {profile.get('reason')}\n")
         ends = profile["end_to_end_ms"]
-        write(f"          end to end: QNN {ends['qnn']} ms, CPU {ends['cpu']} ms (median)\n")
+        write(
+            f"          end to end in the profiled session: QNN {ends['qnn']} ms, "
+            f"CPU {ends['cpu']} ms (median)\n"
+        )
     compare = doc.get("compare")
     if compare:
         if compare["status"] != "compared":
