@@ -55,17 +55,22 @@ def chain(path: Path, count: int) -> Path:
     return path
 
 
+FINALIZE = "[ONNXRuntimeError] : 11 : EP_FAIL : Failed to finalize QNN graph. ... Code: 1002"
+BAD_CUT = "[ONNXRuntimeError] : 10 : INVALID_GRAPH : This is an invalid model."
+
+
 def judge(
-    bad: set[int], trials: list[tuple[int, ...]]
+    bad: set[int], trials: list[tuple[int, ...]], other: int | None = None
 ) -> Callable[[Sequence[int] | None], ChildRun]:
-    """Fails when every node of ``bad`` is in the trial (an interaction when several)."""
+    """Fails with QNN's 1002 when every node of ``bad`` is in the trial (an
+    interaction when several); a trial with ``other`` but not ``bad`` fails
+    another way (as a cut of its own making would)."""
 
     def trial(indexes: Sequence[int] | None) -> ChildRun:
         chosen = tuple(range(64)) if indexes is None else tuple(indexes)
         trials.append(chosen)
-        fails = bad <= set(chosen)
-        status = "failed" if fails else "passed"
-        return ChildRun(status, "boom" if fails else None, "session", 0.0, {}, {})
+        error = FINALIZE if bad <= set(chosen) else BAD_CUT if other in chosen else None
+        return ChildRun("failed" if error else "passed", error, "session", 0.0, {}, {})
 
     return trial
 
@@ -82,6 +87,19 @@ def test_search_cost_grows_with_log2_of_the_node_count(
     # whole model, log2(64) prefixes, the node alone, then at most log2(64) ranges
     assert len(trials) == len(culprit.steps) <= 2 * math.log2(64) + 2
     assert all(graph.cut(t) is not None for t in trials if len(t) < 64)  # each a real sub-model
+
+
+def test_a_trial_failing_another_way_is_not_followed(tmp_path: Path) -> None:
+    graph = Graph(chain(tmp_path / "chain.onnx", 64))
+    trials: list[tuple[int, ...]] = []
+    culprit = find_culprit(graph, judge({37}, trials, other=5), "float32")
+    assert culprit.status == "found" and [n.index for n in culprit.nodes] == [37]
+    # Every prefix holds node 5: those without 37 failed another way and were not followed.
+    assert [(s.label, s.kind) for s in culprit.steps[:3]] == [
+        ("whole model", "qnn-1002"),
+        ("prefix 0..31", "invalid-model"),
+        ("prefix 0..47", "qnn-1002"),
+    ]
 
 
 @pytest.mark.real_ort

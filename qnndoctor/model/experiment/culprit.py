@@ -11,7 +11,11 @@ once) by the experiment child with CPU fallback off:
    nodes ending with it that still fails (log2(n) more) is the culprit set.
 
 A trial that crashes or hangs fails like one that raises: a crash of QNN is
-a result. Every trial is kept as a step of the answer.
+a result. A trial counts as failing only when it fails the way the whole
+model does (``signature``: refused with fallback off, the same QNN error
+code, a crash, a hang...): a cut can fail for reasons of its own (an input
+QNN refuses, a shape tensor made a graph input), which the search must not
+follow. Every trial is kept as a step of the answer, with its signature.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Any
 from .graph import CutError, Graph, NodeInfo
 from .runs import ChildRun
 
+_ORT_STATUS = re.compile(r"\[ONNXRuntimeError\] : \d+ : (\w+)")
 _UNSUPPORTED = re.compile(r"Unsupported nodes in QNN EP: \{ name: (.*?), type: (\w+) \}")
 _QNN_CODE = re.compile(r"\b(?:Code|error code|Error code)\s*:?\s*(\d{3,5})\b")
 
@@ -36,6 +41,7 @@ class Step:
     status: str  # passed, failed, crashed, timed_out, not_run, cut-refused
     error: str | None
     seconds: float
+    kind: str | None = None  # the failure's signature (refused, qnn-1002, crashed...)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -43,6 +49,7 @@ class Step:
             "nodes": self.nodes,
             "status": self.status,
             "error": self.error,
+            "kind": self.kind,
             "seconds": self.seconds,
         }
 
@@ -81,6 +88,24 @@ class Culprit:
 
 
 Trial = Callable[[Sequence[int] | None], ChildRun]  # None: the model file as it is
+
+
+def signature(run: ChildRun) -> str:
+    """The kind of failure, so that a sub-model counts as failing only the way
+    the whole model does (a cut that makes an input QNN refuses, or a model
+    onnxruntime cannot load, is another failure, not the one searched for)."""
+    if run.status in ("crashed", "timed_out", "not_run"):
+        return run.status
+    text = run.error or ""
+    if "fallback to CPU EP has been explicitly disabled" in text:
+        return "refused"
+    code = _QNN_CODE.search(text)
+    if code:
+        return f"qnn-{code.group(1)}"
+    if "INVALID_GRAPH" in text or "Load model from" in text or "INVALID_PROTOBUF" in text:
+        return "invalid-model"
+    status = _ORT_STATUS.search(text)
+    return status.group(1) if status else f"{run.stage}-error"
 
 
 def _reason_for(node: NodeInfo, run: ChildRun) -> str | None:
@@ -138,8 +163,11 @@ def find_culprit(graph: Graph, trial: Trial, precision: str) -> Culprit:
     seen: dict[tuple[int, ...], ChildRun | None] = {}
     count = len(graph)
 
+    searched: list[str] = []  # the whole model's failure signature
+
     def fails(indexes: Sequence[int] | None, label: str) -> bool | None:
-        """True: fails; False: passes; None: the sub-model cannot be made."""
+        """True: fails as the whole model does; False: passes, or fails
+        another way; None: the sub-model cannot be made."""
         key = tuple(indexes) if indexes is not None else tuple(range(count))
         if key not in seen:
             try:
@@ -148,10 +176,17 @@ def find_culprit(graph: Graph, trial: Trial, precision: str) -> Culprit:
                 run = None
                 steps.append(Step(label, len(key), "cut-refused", str(exc), 0.0))
             if run is not None:
-                steps.append(Step(label, len(key), run.status, run.error, run.seconds))
+                kind = None if run.passed else signature(run)
+                steps.append(Step(label, len(key), run.status, run.error, run.seconds, kind))
             seen[key] = run
         done = seen[key]
-        return None if done is None else not done.passed
+        if done is None:
+            return None
+        if done.passed:
+            return False
+        if not searched:
+            searched.append(signature(done))
+        return signature(done) == searched[0]
 
     def result(status: str, nodes: Sequence[int] = (), run: ChildRun | None = None,
                reason: str | None = None) -> Culprit:  # fmt: skip
@@ -173,6 +208,10 @@ def find_culprit(graph: Graph, trial: Trial, precision: str) -> Culprit:
         return result(
             "no-failure", reason="the model compiles and runs on QNN with CPU fallback off"
         )
+    if searched[0] == "invalid-model":
+        whole = seen[tuple(range(count))]
+        error = whole.error if whole else None
+        return result("not-found", reason=f"onnxruntime cannot load the model itself: {error}")
     low, high = 0, count  # prefix of `low` nodes passes (0: nothing), of `high` fails
     while high - low > 1:
         middle = (low + high) // 2

@@ -133,6 +133,20 @@ class Graph:
             )
         ]
 
+    def _constants_for(self, indexes: Sequence[int]) -> set[int]:
+        """The Constant nodes (no inputs) outside ``indexes`` whose outputs the
+        set reads: kept with it, so that a shape or an axis stays a constant
+        instead of becoming a graph input fed with random data."""
+        makers = {
+            out: i
+            for i, node in enumerate(self.nodes)
+            if node.op_type == "Constant" and not node.input
+            for out in node.output
+        }
+        return {
+            makers[name] for index in indexes for name in self.nodes[index].input if name in makers
+        }
+
     def is_float(self, name: str) -> bool:
         value = self.types.get(name)
         return bool(
@@ -147,7 +161,7 @@ class Graph:
         import onnx
         from onnx import helper
 
-        chosen = sorted(set(indexes))
+        chosen = sorted(set(indexes) | self._constants_for(indexes))
         made: set[str] = set()
         inputs: list[str] = []
         initializers: list[str] = []
@@ -157,7 +171,7 @@ class Graph:
                     continue
                 (initializers if name in self.initializers else inputs).append(name)
             made.update(n for n in self.nodes[index].output if n)
-        outputs = self.outputs_of(chosen)
+        outputs = self.outputs_of(sorted(set(indexes)))  # not the constants kept with it
         outputs += [n for n in extra_outputs if n in made and n not in outputs]
         if not outputs:  # nothing leaves the set: its last node's outputs do
             outputs = [n for n in self.nodes[chosen[-1]].output if n]
@@ -173,6 +187,7 @@ class Graph:
         )
         for entry in self.model.metadata_props:
             model.metadata_props.append(entry)
+        model.functions.extend(self.model.functions)  # model-local functions the nodes call
         return onnx.ModelProto.FromString(model.SerializeToString())
 
     def save_cut(
