@@ -28,7 +28,7 @@ from statistics import median
 from typing import Any
 
 _NODE = re.compile(r"^(?P<name>.*?)(?::OpId_\d+)? \(cycles\)$")
-_IO = re.compile(r"^(Input|Output) OpId_\d+ \(cycles\)$")
+_IO = re.compile(r"^(Input|Output) OpId_\d+ \(cycles\)( partition \d+)?$")
 MAX_CSV = 64 * 1024 * 1024  # read at most this much of QNN's profile
 
 
@@ -121,7 +121,7 @@ def read_profile(
     times: dict[str, list[float]] = {}
     cycles: dict[str, list[float]] = {}
     total = accelerator = 0.0
-    for runs in graphs.values():
+    for number, runs in enumerate(graphs.values(), 1):
         kept = runs[1:] if len(runs) > 1 else runs
         total += median([r.qnn_us or 0.0 for r in kept])
         accelerator += median([r.accelerator_us or 0.0 for r in kept])
@@ -129,8 +129,10 @@ def read_profile(
             all_cycles = run.cycles or sum(run.nodes.values())
             for node, count in run.nodes.items():
                 share = count / all_cycles if all_cycles else 0.0
-                times.setdefault(node, []).append(share * (run.accelerator_us or 0.0))
-                cycles.setdefault(node, []).append(count)
+                # Every QNN partition has its own "Input OpId_2": kept apart.
+                key = f"{node} partition {number}" if len(graphs) > 1 and _IO.match(node) else node
+                times.setdefault(key, []).append(share * (run.accelerator_us or 0.0))
+                cycles.setdefault(key, []).append(count)
     if not times:
         return Profile(
             "no-node-rows", (), total, accelerator, len(executions), qnn_ms, cpu_ms,
@@ -148,7 +150,7 @@ def read_profile(
         middle = median(values)
         ops.append(
             OpTime(
-                name if not _IO.match(node) else node.replace(" (cycles)", ""),
+                node.replace(" (cycles)", "") if _IO.match(node) else name,
                 op_type,
                 middle,
                 median(cycles[node]),

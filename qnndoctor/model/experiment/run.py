@@ -90,8 +90,11 @@ def run_experiments(
         from .profile import measure
 
         extra["profile"] = measure(target, model, runs=options.runs, **common).to_json()
-    if options.compare and model.external_data:
-        notes.append("not compared: models with external data are not supported by --compare")
+    if options.compare and (model.external_data or model.ep_contexts):
+        notes.append(
+            "not compared: a compiled (EPContext) model has no CPU kernel to compare with, "
+            "and models with external data are not supported by --compare"
+        )
     elif options.compare:
         from .compare import compare
 
