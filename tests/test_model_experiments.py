@@ -230,3 +230,26 @@ def test_ensure_ready_raises_not_ready_below_the_share(healthy_venv: Path, tmp_p
     assert "model-npu-share-below" in str(raised.value)
     with pytest.raises(ValueError, match="min_npu_share needs a model"):
         qnndoctor.ensure_ready(healthy_venv, smoke=False, min_npu_share=0.5)
+
+
+def test_profile_reader_on_the_csv_the_simulator_wrote() -> None:
+    """QNN 2.51.0's detailed profile of three runs of the shipped QDQ model
+    (profiling_level=detailed, onnxruntime-qnn 2.7.0, simulator), as written."""
+    from qnndoctor.model.experiment.profile import read_profile
+
+    text = (Path(__file__).parent / "data" / "qnn_profile_qdq_add.csv").read_text("utf-8")
+    profile = read_profile(text, {"add": "Add"}, 0.4, 0.01)
+    assert profile.status == "read" and profile.executions == 3
+    # The warm-up execution (16048 us) is left out: median of 3346 and 140.
+    assert profile.total_us == pytest.approx((3346 + 140) / 2)
+    add = profile.ops[0]
+    assert (add.node, add.op_type) == ("add", "Add")
+    # Its share of the accelerator cycles times the accelerator time, per run.
+    expected = (2646 / 3901 * 3278 + 1194 / 1519 * 105) / 2
+    assert add.time_us == pytest.approx(expected) and add.cycles == (2646 + 1194) / 2
+    assert {op.node: op.op_type for op in profile.ops[1:]} == {
+        "Input OpId_2": "graph input",
+        "Output OpId_3": "graph output",
+    }
+    basic = "\n".join(line for line in text.splitlines() if ",NODE," not in line)
+    assert read_profile(basic, {}, None, None).status == "no-node-rows"

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import math
 import tempfile
+import zipfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -157,9 +158,16 @@ def compare(
                 target, "compare", [str(path), backend, feeds, str(out)],
                 backend=backend, timeout=timeout, runner=runner, cwd=work,
             )  # fmt: skip
-            arrays = _arrays(out) if run.passed and out.is_file() else None
-            steps.append({"trial": label, "status": run.status, "error": run.error,
+            arrays, error = None, run.error
+            if run.passed:
+                try:
+                    arrays = _arrays(out)
+                except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+                    error = f"the child's outputs could not be read: {exc}"
+            steps.append({"trial": label, "status": run.status, "error": error,
                           "seconds": run.seconds})  # fmt: skip
+            if arrays is None and run.passed:
+                run = replace(run, status="failed", error=error)
             log(f"compare: {label}: {run.status} in {run.seconds:g} s")
             return run, arrays
 

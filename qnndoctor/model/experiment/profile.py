@@ -191,4 +191,7 @@ def measure(
                 f"QNN wrote no profile ({exc.strerror or exc}); the run: {run.error or run.status}",
             )  # fmt: skip
     op_types = {name: op for _, op, name in model.nodes}
-    return read_profile(text, op_types, qnn_ms, cpu_ms)
+    try:
+        return read_profile(text, op_types, qnn_ms, cpu_ms)
+    except csv.Error as exc:  # NUL bytes, a broken quote: not the CSV measured
+        return Profile("failed", (), None, None, 0, qnn_ms, cpu_ms, f"QNN's profile: {exc}")
