@@ -32,7 +32,8 @@ def add_parser(sub: Any) -> None:
         type=float,
         default=120.0,
         metavar="SECONDS",
-        help="time limit for the placement run; its process tree is killed after it",
+        help="time limit for the placement run and for each experiment child; its process "
+        "tree is killed after it",
     )
     model.add_argument("--fail-on", choices=("error", "warning"), default="error")
     model.add_argument(
