@@ -197,6 +197,29 @@ def test_compare_locates_the_8bit_layernorm_divergence(healthy_venv: Path, tmp_p
     assert diverged[0] is True and False in diverged
 
 
+@pytest.mark.real_ort
+def test_compare_with_the_applications_fp16_option_finds_the_overflow(
+    cli: Cli, healthy_venv: Path, tmp_path: Path
+) -> None:
+    model = onnx_models.float_exp(tmp_path / "exp.onnx")
+    inputs = tmp_path / "x.npz"
+    np.savez(inputs, x=(np.random.default_rng(0).random((1, 64)) * 12).astype(np.float32))
+    args = ("--compare", "--inputs", str(inputs))
+    fp16 = ("--qnn-option", "enable_htp_fp16_precision=1", "--qnn-option", "soc_model=57")
+    code, doc = model_json(cli, str(model), "--python", str(healthy_venv), *args, *fp16)
+    (output,) = doc["compare"]["outputs"]
+    assert code == 1 and output["max_abs_error"] > 1000  # fp16 saturates where CPU is 157396
+    first = doc["compare"]["first_divergence"]
+    assert (first["node"], first["op_type"]) == ("exp", "Exp")
+    assert "beyond float16's 65504" in first["likely_reason"]
+    # With the EP's default options the simulator computes it in float32: no divergence.
+    default = compare_models(
+        resolve(str(healthy_venv)), read_model(model), backend="htp", timeout=120,
+        runner=SubprocessRunner(), tolerance=0.01, inputs=str(inputs),
+    ).to_json()  # fmt: skip
+    assert default["outputs"][0]["within_tolerance"] and default["first_divergence"] is None
+
+
 def model_schema() -> dict[str, Any]:
     import json
     from importlib import resources
@@ -213,6 +236,9 @@ def test_experiment_options_need_a_session(cli: Cli) -> None:
         ("--min-npu-share", "1.5"),
         ("--inputs", "x.npz"),
         ("--compare", "--inputs", "/dev/zero"),
+        ("--find-culprit", "--qnn-option", "backend_type=cpu"),
+        ("--find-culprit", "--qnn-option", "soc_model"),
+        ("--qnn-option", "soc_model=57"),
     ):
         result = cli("model", str(QDQ_MODEL), *args)
         assert result.code == 2 and "Traceback" not in result.err, (args, result.err)

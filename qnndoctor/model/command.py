@@ -69,6 +69,13 @@ def add_parser(sub: Any) -> None:
         metavar="ABS",
         help="largest absolute difference per output element --compare accepts (0.01)",
     )
+    model.add_argument(
+        "--qnn-option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a further QNN provider option for the experiment children, as the application "
+        "sets it (e.g. enable_htp_fp16_precision=1, soc_model=57); repeatable",
+    )
     model.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
 
 
@@ -104,7 +111,13 @@ def _options(args: argparse.Namespace) -> ModelOptions:
         compare=args.compare,
         inputs=args.inputs,
         tolerance=args.tolerance,
+        qnn_options=tuple(_option(text) for text in args.qnn_option or ()),
     )
+
+
+def _option(text: str) -> tuple[str, str]:
+    key, _, value = text.partition("=")
+    return key.strip(), value.strip()
 
 
 def run_model(

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
+
+_OPTION_KEY = re.compile(r"[a-z][a-z0-9_]{0,63}")
+# Set by qnndoctor's children: the backend, and the profile's file and level.
+MANAGED_OPTIONS = frozenset(
+    {"backend_type", "backend_path", "profiling_level", "profiling_file_path"}
+)
 
 
 @dataclass(frozen=True)
@@ -21,6 +28,8 @@ class ModelOptions:
     compare: bool = False
     inputs: str | None = None
     tolerance: float = 1e-2
+    # Further QNN provider options for the experiment children (--qnn-option).
+    qnn_options: tuple[tuple[str, str], ...] = ()
 
     def problem(self) -> str | None:
         """What is wrong with these options (a usage error), or None."""
@@ -42,6 +51,13 @@ class ModelOptions:
             if not stat.S_ISREG(info.st_mode) or info.st_size > 2**31:
                 return f"--inputs {self.inputs}: not a regular .npz file of at most 2 GiB"
         asks_run = self.find_culprit or self.profile or self.compare
+        for key, value in self.qnn_options:
+            if not _OPTION_KEY.fullmatch(key) or not value or "\x00" in value:
+                return f"--qnn-option {key}={value}: not a QNN provider option (KEY=VALUE)"
+            if key in MANAGED_OPTIONS:
+                return f"--qnn-option {key}: qnndoctor sets this one itself"
+        if self.qnn_options and not asks_run:
+            return "--qnn-option applies to --find-culprit, --profile and --compare"
         if self.no_run and (asks_run or self.min_npu_share is not None):
             return (
                 "--no-run runs no session, but --find-culprit, --profile, --compare and "

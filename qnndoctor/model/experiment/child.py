@@ -1,6 +1,9 @@
 """The experiment child: runs inside the target interpreter, one experiment
 per process (a crash or hang of QNN is the parent's result, not its own).
 
+Usage: python child.py MODE OPTIONS_JSON ARGS... (OPTIONS_JSON: further QNN
+provider options from ``--qnn-option``, a JSON object of strings)
+
 Modes:
   compile MODEL BACKEND          session with CPU fallback off and the graph
                                  I/O quantization kept on QNN, then one run
@@ -66,11 +69,13 @@ def _feeds(session: Any, np: Any, path: str) -> Dict[str, Any]:
     return {name: feeds[name] for name in wanted}
 
 
-def compile_run(result: Dict[str, Any], model: str, backend: str) -> None:
+def compile_run(result: Dict[str, Any], qnn: Dict[str, str], model: str, backend: str) -> None:
     import onnxruntime as ort
 
     result["onnxruntime_version"] = getattr(ort, "__version__", None)
-    session = _session(ort, model, backend, result, True, offload_graph_io_quantization="0")
+    options = dict(qnn)
+    options.setdefault("offload_graph_io_quantization", "0")
+    session = _session(ort, model, backend, result, True, **options)
     import numpy as np
 
     result["stage"] = "run"
@@ -79,14 +84,15 @@ def compile_run(result: Dict[str, Any], model: str, backend: str) -> None:
     result["status"] = "passed"
 
 
-def profile_run(result: Dict[str, Any], model: str, backend: str, runs: str, csv: str) -> None:
+def profile_run(
+    result: Dict[str, Any], qnn: Dict[str, str], model: str, backend: str, runs: str, csv: str
+) -> None:
     import numpy as np
     import onnxruntime as ort
 
     result["onnxruntime_version"] = getattr(ort, "__version__", None)
-    session = _session(
-        ort, model, backend, result, False, profiling_level="detailed", profiling_file_path=csv
-    )
+    options = dict(qnn, profiling_level="detailed", profiling_file_path=csv)
+    session = _session(ort, model, backend, result, False, **options)
     feeds = dict(placement._inputs(session, np))
     result["stage"] = "run"
     result["qnn_timing"] = placement._time_runs(session, feeds, int(runs), ort)
@@ -98,12 +104,14 @@ def profile_run(result: Dict[str, Any], model: str, backend: str, runs: str, csv
     result["status"] = "passed"
 
 
-def compare_run(result: Dict[str, Any], model: str, backend: str, inputs: str, out: str) -> None:
+def compare_run(
+    result: Dict[str, Any], qnn: Dict[str, str], model: str, backend: str, inputs: str, out: str
+) -> None:
     import numpy as np
     import onnxruntime as ort
 
     result["onnxruntime_version"] = getattr(ort, "__version__", None)
-    session = _session(ort, model, backend, result, False)
+    session = _session(ort, model, backend, result, False, **qnn)
     feeds = _feeds(session, np, inputs)
     result["stage"] = "run"
     names = [arg.name for arg in session.get_outputs()]
@@ -128,7 +136,10 @@ MODES = {"compile": compile_run, "profile": profile_run, "compare": compare_run}
 
 
 def main(argv: List[str]) -> int:
-    return int(smoke_child.report_run(MODES[argv[0]], *argv[1:]))
+    import json
+
+    qnn = {str(k): str(v) for k, v in json.loads(argv[1]).items()}
+    return int(smoke_child.report_run(MODES[argv[0]], qnn, *argv[2:]))
 
 
 if __name__ == "__main__":

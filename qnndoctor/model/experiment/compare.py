@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import tempfile
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -103,8 +103,14 @@ class Comparison:
         }
 
 
-def likely_reason(op_type: str, precision: str, ranges: list[dict[str, Any]]) -> str:
-    peak = max((abs(v) for r in ranges for v in r.get("range") or () if v is not None), default=0)
+def likely_reason(
+    op_type: str, precision: str, ranges: list[dict[str, Any]], outputs: Sequence[Metrics] = ()
+) -> str:
+    """From the op, the model's precision and the CPU's ranges of the node's
+    inputs and outputs."""
+    values = [v for r in ranges for v in r.get("range") or () if v is not None]
+    values += [v for m in outputs for v in m.cpu_range]
+    peak = max((abs(v) for v in values if math.isfinite(v)), default=0)
     if precision == "qdq":
         return (
             f"quantized {op_type}: HTP's integer kernel rounds differently from the CPU EP's "
@@ -114,8 +120,8 @@ def likely_reason(op_type: str, precision: str, ranges: list[dict[str, Any]]) ->
         )
     if peak > 65504:
         return (
-            f"an input of {op_type} reaches {peak:g}, beyond float16's 65504: an HTP running the "
-            "float model in fp16 overflows there"
+            f"{op_type} sees values up to {peak:g} on the CPU, beyond float16's 65504: an HTP "
+            "running the float model in fp16 overflows there"
         )
     if precision in ("float32", "float16", "mixed-float"):
         return (
@@ -143,6 +149,7 @@ def compare(
     tolerance: float,
     inputs: str | None = None,
     log: Callable[[str], None] = lambda _: None,
+    qnn_options: Mapping[str, str] | None = None,
 ) -> Comparison:
     """Compare ``model`` (a ``ModelInfo``) on QNN and on the CPU EP in ``target``."""
     import numpy as np
@@ -157,6 +164,7 @@ def compare(
             run = run_child(
                 target, "compare", [str(path), backend, feeds, str(out)],
                 backend=backend, timeout=timeout, runner=runner, cwd=work,
+                qnn_options=qnn_options,
             )  # fmt: skip
             arrays, error = None, run.error
             if run.passed:
@@ -190,7 +198,7 @@ def compare(
         try:
             divergence = _first_divergence(
                 Graph(model.path), model.precision, tolerance, feeds,
-                lambda path, label: once(path, str(fed), label), work, steps,
+                lambda path, label: once(path, str(fed), label), work, steps, found,
             )  # fmt: skip
         except CutError as exc:
             divergence = None
@@ -206,15 +214,17 @@ def _first_divergence(
     once: Callable[[Path, str], tuple[ChildRun, dict[str, Any] | None]],
     work: Path,
     steps: list[dict[str, Any]],
+    whole: Sequence[Metrics],
 ) -> dict[str, Any] | None:
-    """Bisection over the prefixes whose outputs are all float."""
+    """Bisection over the prefixes whose outputs are all float (``whole``:
+    the whole model's metrics, the last prefix, already measured)."""
     cuts = [
         k
         for k in range(1, len(graph))
         if all(graph.is_float(n) for n in graph.outputs_of(range(k)))
     ]
     cuts.append(len(graph))
-    seen: dict[int, tuple[list[Metrics], bool]] = {}
+    seen: dict[int, tuple[list[Metrics], bool]] = {len(graph): (list(whole), True)}
 
     def diverges(k: int, extra: Sequence[str] = ()) -> bool | None:
         path = graph.save_cut(range(k), work / f"prefix{k}.onnx", extra)
@@ -247,7 +257,9 @@ def _first_divergence(
     node = graph.info(compute[0])
     # The node's inputs, exposed as outputs of the same prefix, for their ranges.
     wanted = [i["name"] for i in node.inputs if not i.get("initializer")]
-    diverges(end, [n for n in wanted if n not in feeds])
+    extra = [n for n in wanted if n not in feeds]
+    if extra or end not in seen:  # else its metrics are known and its inputs are the feeds
+        diverges(end, extra)
     found = seen.get(end, ([], True))[0]
     made = set(graph.nodes[compute[0]].output)
     own = [m for m in found if m.name in made] or [
@@ -271,5 +283,5 @@ def _first_divergence(
         "quantized_output": quantized,
         "inputs": ranges,
         "metrics": [m.to_json(tolerance) for m in own],
-        "likely_reason": likely_reason(node.op_type, precision, ranges),
+        "likely_reason": likely_reason(node.op_type, precision, ranges, own),
     }

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -243,6 +243,7 @@ def search(
     timeout: float,
     runner: Any,
     log: Callable[[str], None] = lambda _: None,
+    qnn_options: Mapping[str, str] | None = None,
 ) -> Culprit:
     """Find the culprit of ``model`` (a ``ModelInfo``) in ``target``: each trial
     a sub-model in a temporary folder, compiled by one contained child."""
@@ -264,6 +265,7 @@ def search(
             run = run_child(
                 target, "compile", [str(path), backend],
                 backend=backend, timeout=timeout, runner=runner, cwd=work,
+                qnn_options=qnn_options,
             )  # fmt: skip
             shown = "whole model" if indexes is None else f"{len(indexes)} node(s)"
             log(f"culprit trial: {shown}: {run.status} in {run.seconds:g} s")

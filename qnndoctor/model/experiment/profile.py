@@ -162,7 +162,14 @@ def read_profile(
 
 
 def measure(
-    target: Any, model: Any, *, backend: str, runs: int, timeout: float, runner: Any
+    target: Any,
+    model: Any,
+    *,
+    backend: str,
+    runs: int,
+    timeout: float,
+    runner: Any,
+    qnn_options: Mapping[str, str] | None = None,
 ) -> Profile:
     """Run the profile child on ``model`` (a ``ModelInfo``) and read QNN's CSV."""
     import tempfile
@@ -176,6 +183,7 @@ def measure(
         run = run_child(
             target, "profile", [str(model.path.resolve()), backend, str(runs), str(csv_path)],
             backend=backend, timeout=timeout, runner=runner, cwd=work,
+            qnn_options=qnn_options,
         )  # fmt: skip
         qnn = run.child.get("qnn_timing") or {}
         cpu = run.child.get("cpu_timing") or {}

@@ -35,7 +35,7 @@ def _culprit_finding(culprit: dict[str, Any]) -> ModelFinding:
     )
 
 
-def _divergence_finding(compare: dict[str, Any]) -> ModelFinding:
+def _divergence_finding(compare: dict[str, Any], precision: str) -> ModelFinding:
     beyond = [o for o in compare["outputs"] if not o["within_tolerance"]]
     shown = ", ".join(f"{o['name']} (max abs error {o['max_abs_error']})" for o in beyond[:5])
     first = compare.get("first_divergence")
@@ -49,9 +49,15 @@ def _divergence_finding(compare: dict[str, Any]) -> ModelFinding:
         "model-outputs-diverge",
         f"On the same inputs, QNN's outputs differ from the CPU EP's beyond the tolerance "
         f"{compare['tolerance']:g}: {shown}.{where}",
-        fix="Check the quantization parameters (scale, zero point) around that node, or keep "
-        "it in higher precision (16-bit activations, or float on the CPU); raise --tolerance "
-        "if the difference is acceptable.",
+        fix=(
+            "Check the quantization parameters (scale, zero point) around that node, or keep "
+            "it in higher precision (16-bit activations, or float on the CPU); raise "
+            "--tolerance if the difference is acceptable."
+            if precision == "qdq"
+            else "Keep that node's values within float16 (rescale before it, or compute it on "
+            "the CPU), or run the model without enable_htp_fp16_precision where the chip "
+            "allows; raise --tolerance if the difference is acceptable."
+        ),
         evidence={"compare.first_divergence": first["node"] if first else None},
     )
 
@@ -72,7 +78,12 @@ def run_experiments(
     runner = runner or SubprocessRunner()
     extra: dict[str, Any] = {}
     found: list[ModelFinding] = []
-    common: dict[str, Any] = dict(backend=options.backend, timeout=options.timeout, runner=runner)
+    common: dict[str, Any] = dict(
+        backend=options.backend,
+        timeout=options.timeout,
+        runner=runner,
+        qnn_options=dict(options.qnn_options),
+    )
     cuttable = not model.ep_contexts and not model.external_data
     if options.find_culprit and not cuttable:
         notes.append(
@@ -103,7 +114,7 @@ def run_experiments(
         ).to_json()
         extra["compare"] = compared
         if any(not o["within_tolerance"] for o in compared["outputs"]):
-            found.append(_divergence_finding(compared))
+            found.append(_divergence_finding(compared, model.precision))
     if options.min_npu_share is not None:
         from ..guard import npu_share, share_findings, unmeasured
 

@@ -4,7 +4,9 @@ kill, capped output), its end classified like the smoke session's."""
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,13 +54,15 @@ def run_child(
     timeout: float,
     runner: Runner,
     cwd: Path,
+    qnn_options: Mapping[str, str] | None = None,
 ) -> ChildRun:
-    """Run ``child.py MODE ARGS`` in the target; never raises for what the child does."""
+    """Run ``child.py MODE ARGS`` in the target, with ``qnn_options`` as further
+    QNN provider options; never raises for what the child does."""
     env = dict(os.environ)
     for variable in ("PYTHONINSPECT", "PYTHONSTARTUP"):
         env.pop(variable, None)
     python = os.path.abspath(target.python) if os.sep in target.python else target.python  # noqa: PTH100
-    argv = [python, "-B", str(CHILD), mode, *args]
+    argv = [python, "-B", str(CHILD), mode, json.dumps(dict(qnn_options or {})), *args]
     completed = runner.run(argv, timeout=timeout, env=env, cwd=str(cwd))
     result = classify(completed, backend, timeout)
     child = dict(result.child or {})
