@@ -150,8 +150,11 @@ def compare(
     inputs: str | None = None,
     log: Callable[[str], None] = lambda _: None,
     qnn_options: Mapping[str, str] | None = None,
+    locate: bool = True,
 ) -> Comparison:
-    """Compare ``model`` (a ``ModelInfo``) on QNN and on the CPU EP in ``target``."""
+    """Compare ``model`` (a ``ModelInfo``) on QNN and on the CPU EP in
+    ``target``; ``locate``: bisect for the first diverging node when an
+    output is beyond tolerance."""
     import numpy as np
 
     steps: list[dict[str, Any]] = []
@@ -191,7 +194,7 @@ def compare(
         input_names = list(run.child.get("input_names") or [])
         feeds = {n: arrays[f"in/{i}"] for i, n in enumerate(input_names)}
         result = Comparison("compared", found, tolerance, None, tuple(steps))
-        if not result.diverged or model.ep_contexts:
+        if not result.diverged or model.ep_contexts or not locate:
             return result
         fed = work / "inputs.npz"
         np.savez(fed, **feeds)

@@ -50,9 +50,10 @@ def render_experiments(doc: dict[str, Any], out: TextIO) -> None:
             write(f"Compare   failed: {compare.get('reason')}\n")
         for item in compare["outputs"]:
             verdict = "ok" if item["within_tolerance"] else "BEYOND tolerance"
+            snr = "identical" if item["snr_db"] is None else f"SNR {item['snr_db']} dB"
             write(
                 f"Compare   {item['name']}: max abs {item['max_abs_error']}, mean abs "
-                f"{item['mean_abs_error']}, cosine {item['cosine']}, SNR {item['snr_db']} dB: "
+                f"{item['mean_abs_error']}, cosine {item['cosine']}, {snr}: "
                 f"{verdict} ({compare['tolerance']:g})\n"
             )
         first = compare.get("first_divergence")

@@ -101,17 +101,20 @@ def run_experiments(
         from .profile import measure
 
         extra["profile"] = measure(target, model, runs=options.runs, **common).to_json()
-    if options.compare and (model.external_data or model.ep_contexts):
-        notes.append(
-            "not compared: a compiled (EPContext) model has no CPU kernel to compare with, "
-            "and models with external data are not supported by --compare"
-        )
+    if options.compare and model.ep_contexts:
+        notes.append("not compared: a compiled (EPContext) model has no CPU kernel to compare with")
     elif options.compare:
         from .compare import compare
 
+        if model.external_data:
+            notes.append(
+                "compared the whole model only: a model with external data is not cut into "
+                "truncated models here, so no first diverging node is located"
+            )
         compared = compare(
-            target, model, tolerance=options.tolerance, inputs=options.inputs, log=log, **common
-        ).to_json()
+            target, model, tolerance=options.tolerance, inputs=options.inputs, log=log,
+            locate=not model.external_data, **common,
+        ).to_json()  # fmt: skip
         extra["compare"] = compared
         if any(not o["within_tolerance"] for o in compared["outputs"]):
             found.append(_divergence_finding(compared, model.precision))
