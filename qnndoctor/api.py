@@ -215,6 +215,9 @@ def ensure_ready(
     backend: str = "htp",
     timeout: float = 60.0,
     smoke_timeout: float = 60.0,
+    model: PathLike | None = None,
+    min_npu_share: float | None = None,
+    model_timeout: float = 120.0,
 ) -> Report:
     """The report if the environment is fit (no error finding, the smoke
     session passed unless ``smoke=False``); else raises :class:`NotReady`.
@@ -222,7 +225,15 @@ def ensure_ready(
     importing onnxruntime and running one tiny model session costs, about a
     third of that without when these facts were judged before, half the
     first time (docs/cli.md, "Python API").
+
+    With ``model``, that model must then load here too (``qnndoctor model``,
+    its placement run in a contained child); with ``min_npu_share`` (0 to 1)
+    at least that share of its nodes must run on QNN, else ``NotReady``
+    carries the same findings as ``qnndoctor model --min-npu-share``
+    (each node that left QNN and why). Returns the environment's report.
     """
+    if min_npu_share is not None and model is None:
+        raise ValueError("min_npu_share needs a model")
     report = check(
         python,
         smoke=smoke,
@@ -233,7 +244,47 @@ def ensure_ready(
     )
     if not report.ok:
         raise NotReady(report)
+    if model is not None:
+        _ensure_model(python, model, backend, min_npu_share, model_timeout)
     return report
+
+
+def _ensure_model(
+    python: PathLike | None,
+    model: PathLike,
+    backend: str,
+    min_npu_share: float | None,
+    timeout: float,
+) -> None:
+    from .model.diagnose import diagnose
+    from .model.options import ModelOptions
+
+    options = ModelOptions(
+        path=os.fspath(model),
+        python=os.fspath(python) if python is not None else None,
+        backend=backend,
+        runs=1,
+        timeout=timeout,
+        min_npu_share=min_npu_share,
+    )
+    problem = options.problem()
+    if problem:
+        raise ValueError(problem.replace("--min-npu-share", "min_npu_share"))
+    document, code = diagnose(options)
+    if code == 0:
+        return
+    error = document.get("error")
+    raise NotReady(
+        Report(
+            ok=False,
+            exit_code=code,
+            findings=tuple(Finding.from_json(f) for f in document.get("findings") or ()),
+            recommendation=None,
+            smoke=None,
+            error=str(error.get("message")) if isinstance(error, dict) else None,
+            document=document,
+        )
+    )
 
 
 def recommend(

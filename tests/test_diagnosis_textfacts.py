@@ -74,7 +74,9 @@ def test_the_onnxruntime_qnn_wheel_name_is_not_a_qnn_sdk_version() -> None:
         "object file: No such file or directory\n"
     )
     assert linux.value("os") != "windows"
-    sdk = textfacts.from_text("C:\\Qualcomm\\AIStack\\qairt\\2.31.0.250130\\lib\\arm64x-windows-msvc\n")
+    sdk = textfacts.from_text(
+        "C:\\Qualcomm\\AIStack\\qairt\\2.31.0.250130\\lib\\arm64x-windows-msvc\n"
+    )
     assert sdk.value("qnn.version") == "2.31.0"
 
 
@@ -105,7 +107,7 @@ def test_a_line_naming_windows_and_another_system_states_no_os() -> None:
     assert both.value("os") is None
     later = textfacts.from_text(
         "This fails the same way on Android 14 and on Windows 11.\n"
-        "File \"C:\\Users\\dev\\app.py\", line 3, in <module>\n"
+        'File "C:\\Users\\dev\\app.py", line 3, in <module>\n'
     )
     assert later.value("os") == "windows"
 

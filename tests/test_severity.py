@@ -18,7 +18,10 @@ from qnndoctor.diagnosis.severity import level, level_at, loud_match, quiet_at
             "LogNodeSupport] Validation FAILED for 1 nodes in OrtNodeUnit (QuantizeLinear) :",
             "V",
         ),
-        ("2026-11-27 [I:onnxruntime:Default, utils.cc:732 LoadPluginOrProviderBridge] Loading", "I"),
+        (
+            "2026-11-27 [I:onnxruntime:Default, utils.cc:732 LoadPluginOrProviderBridge] Loading",
+            "I",
+        ),
         ("2026-11-27 [W:onnxruntime:, qnn_model_wrapper.cc:565 CreateQnnNode] failed", "W"),
         ("2026-11-27 [E:onnxruntime:, inference_session.cc:3181 operator()] fallback", "E"),
         # QNN's own level, relayed by onnxruntime's QnnLogging at [V]: the error counts

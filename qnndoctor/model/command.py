@@ -1,9 +1,6 @@
-"""``qnndoctor model MODEL``: will this model run on the NPU here, and how much of it?
-
-Static checks first (the ``onnx`` package, in qnndoctor's own environment),
-then the probes in the target (versions, chip, paths), then, unless
-``--no-run``, the placement child in the target. Exit codes as for ``check``:
-0 nothing at or above ``--fail-on``, 1 such findings, 3 could not check.
+"""``qnndoctor model MODEL``: the command line of ``diagnose`` (options in,
+the document rendered out). Exit codes as for ``check``: 0 nothing at or
+above ``--fail-on``, 1 such findings, 2 bad options, 3 could not check.
 """
 
 from __future__ import annotations
@@ -15,9 +12,8 @@ from .. import exitcodes
 from ..render.json_out import for_stream
 
 if TYPE_CHECKING:
-    from ..consistency import PipTarget
     from ..runner import Runner
-    from .findings import ModelFinding
+    from .options import ModelOptions
 
 
 def add_parser(sub: Any) -> None:
@@ -46,7 +42,8 @@ def add_parser(sub: Any) -> None:
         type=float,
         default=120.0,
         metavar="SECONDS",
-        help="time limit for the placement run; its process tree is killed after it",
+        help="time limit for the placement run and for each experiment child; its process "
+        "tree is killed after it",
     )
     model.add_argument(
         "--fail-on",
@@ -56,6 +53,43 @@ def add_parser(sub: Any) -> None:
     )
     model.add_argument(
         "--no-redact", action="store_true", help="keep user name, host name and home paths in JSON"
+    )
+    model.add_argument(
+        "--find-culprit",
+        action="store_true",
+        help="find the node(s) a session with CPU fallback off fails on, by compiling "
+        "sub-models in contained children",
+    )
+    model.add_argument(
+        "--profile", action="store_true", help="per-op time on the HTP from QNN's own profiling"
+    )
+    model.add_argument(
+        "--min-npu-share",
+        type=float,
+        metavar="X",
+        help="exit 1 when less than this share (0..1) of the nodes runs on QNN",
+    )
+    model.add_argument(
+        "--compare",
+        action="store_true",
+        help="run the same inputs on the CPU EP and on QNN; locate the first diverging node",
+    )
+    model.add_argument(
+        "--inputs", metavar="FILE.npz", help="inputs for --compare (default: seeded random)"
+    )
+    model.add_argument(
+        "--tolerance",
+        type=float,
+        default=1e-2,
+        metavar="ABS",
+        help="largest absolute difference per output element --compare accepts (0.01)",
+    )
+    model.add_argument(
+        "--qnn-option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a further QNN provider option for the experiment children, as the application "
+        "sets it (e.g. enable_htp_fp16_precision=1, soc_model=57); repeatable",
     )
     model.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
 
@@ -75,140 +109,49 @@ def _emit(doc: dict[str, Any], args: argparse.Namespace, out: TextIO) -> None:
         render_text(doc, out)
 
 
+def _options(args: argparse.Namespace) -> ModelOptions:
+    from .options import ModelOptions
+
+    return ModelOptions(
+        path=args.model_path,
+        python=args.python,
+        backend=args.backend,
+        no_run=args.no_run,
+        runs=args.runs,
+        timeout=args.timeout,
+        fail_on=args.fail_on,
+        find_culprit=args.find_culprit,
+        profile=args.profile,
+        min_npu_share=args.min_npu_share,
+        compare=args.compare,
+        inputs=args.inputs,
+        tolerance=args.tolerance,
+        qnn_options=tuple(_option(text) for text in args.qnn_option or ()),
+    )
+
+
+def _option(text: str) -> tuple[str, str]:
+    key, _, value = text.partition("=")
+    return key.strip(), value.strip()
+
+
 def run_model(
     args: argparse.Namespace, out: TextIO, err: TextIO, runner: Runner | None = None
 ) -> int:
-    from . import checks
-    from .context import read_context
-    from .loading import ModelError, read_model
-    from .report import document, exit_code, placement_findings
+    from .diagnose import diagnose
 
     def log(message: str) -> None:
         if args.verbose:
             err.write(f"qnndoctor: {message}\n")
 
-    if args.runs < 1 or args.timeout <= 0:
-        err.write("qnndoctor: error: --runs and --timeout must be positive\n")
+    def warn(message: str) -> None:
+        err.write(f"qnndoctor: {message}\n")
+
+    options = _options(args)
+    problem = options.problem()
+    if problem:
+        err.write(f"qnndoctor: error: {problem}\n")
         return exitcodes.USAGE
-    try:
-        model = read_model(args.model_path)
-    except ModelError as exc:
-        err.write(f"qnndoctor: cannot read the model: {exc}\n")
-        if args.json:
-            _emit(
-                document(
-                    model=None,
-                    target=None,
-                    runtime=None,
-                    context=None,
-                    placement=None,
-                    findings=[],
-                    notes=[],
-                    error=str(exc),
-                ),
-                args,
-                out,
-            )
-        return exitcodes.COULD_NOT_CHECK
-    log(f"model: IR {model.ir_version}, {len(model.nodes)} nodes, {model.precision}")
-    contexts = [read_context(model.path, node) for node in model.ep_contexts]
-    notes: list[str] = []
-    runtime = None
-    target = None
-    pip_target = None
-    from .. import matrixdata
-    from ..collect import CouldNotCheck, run_probes
-    from ..consistency import PipTarget
-    from ..target import TargetError, resolve
-    from .runtime import target_runtime
-
-    matrix = matrixdata.load_or_empty()
-    try:
-        target = resolve(args.python)
-        log(f"target: {target.python} ({target.how_chosen})")
-        probe_run = run_probes(target, runner=runner, model=str(model.path.resolve()))
-        runtime = target_runtime(probe_run.facts, matrix)
-        pip_target = PipTarget.of(probe_run.facts)
-    except (TargetError, CouldNotCheck, OSError) as exc:
-        err.write(f"qnndoctor: could not check the target: {exc}\n")
-        notes.append(f"target not probed ({exc}): only the model's own checks ran")
-        target = None
-    findings = [
-        *checks.version_findings(model, runtime),
-        *checks.shape_findings(
-            model, bool(runtime and runtime.windows), target.python if target else None
-        ),
-        *checks.file_findings(model, runtime),
-    ]
-    if args.backend == "htp":
-        findings += checks.precision_findings(model, runtime)
-    findings += checks.op_findings(model)
-    placement = None
-    if target is None or runtime is None:
-        pass
-    elif args.no_run:
-        notes.append("placement not measured (--no-run)")
-    elif not runtime.onnxruntime_qnn:
-        notes.append("placement not measured: onnxruntime-qnn is not installed in the target")
-    else:
-        from .placement import run_placement
-
-        log(f"placement run on {args.backend} ({args.runs} runs, timeout {args.timeout:g} s)")
-        placement = run_placement(
-            target,
-            model.path,
-            nodes_in_file=len(model.nodes),
-            backend=args.backend,
-            runs=args.runs,
-            timeout=args.timeout,
-            runner=runner,
-        )
-        runtime = runtime.with_child(placement.child)
-        log(f"placement: {placement.status}")
-        devices = (placement.child or {}).get("ep_devices") or []
-        if devices and all(str(d.get("device_type", "")).endswith("CPU") for d in devices):
-            notes.append(
-                "the QNN EP's device is a CPU (the x86-64 HTP simulator): QNN timings here "
-                "are the simulator's, not an NPU's"
-            )
-    context_found, context = checks.context_findings(
-        contexts, runtime, matrix, target.python if target else None
-    )
-    findings += context_found
-    if placement is not None:
-        findings += placement_findings(
-            placement,
-            context["compatible"] if context else None,
-            frozenset(model.io_quantization) if model.ep_contexts else frozenset(),
-        )
-    if target is not None and pip_target is not None:  # commands that work with its pip
-        findings = _fitted(findings, pip_target)
-    doc = document(
-        model=model.to_json(),
-        target=target.to_json() if target else None,
-        runtime=runtime.to_json() if runtime else None,
-        context=context,
-        placement=placement,
-        findings=findings,
-        notes=notes,
-    )
+    doc, code = diagnose(options, runner=runner, log=log, warn=warn)
     _emit(doc, args, out)
-    if target is None:  # the model's own checks ran; the question "here?" was not answered
-        return exitcodes.COULD_NOT_CHECK
-    from ..findings import Severity  # here: cli.py builds this parser on every start
-
-    return exit_code(findings, Severity.parse(args.fail_on))
-
-
-def _fitted(findings: list[ModelFinding], target: PipTarget) -> list[ModelFinding]:
-    """Each fix as it works with the target's pip (consistency.PipTarget): a
-    venv without pip gets its bundled one first, a system Python a new venv."""
-    from dataclasses import replace
-
-    done = []
-    for item in findings:
-        fix = item.finding.fix
-        if fix is not None and fix.commands:
-            item = replace(item, finding=replace(item.finding, fix=target.fitted(fix)))
-        done.append(item)
-    return done
+    return code

@@ -63,6 +63,11 @@ KINDS = {
         ),
         FindingKind("model-session-failed", E, "The model did not load on QNN in the target"),
         FindingKind("model-run-crashed", E, "The placement run crashed or hung"),
+        FindingKind("model-npu-share-below", E, "Fewer nodes on QNN than --min-npu-share requires"),
+        FindingKind("model-culprit", E, "The node that makes QNN fail, found by experiment"),
+        FindingKind(
+            "model-outputs-diverge", E, "QNN's outputs differ from the CPU EP's beyond tolerance"
+        ),
     )
 }
 

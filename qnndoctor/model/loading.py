@@ -8,6 +8,8 @@ files. Bad input is a ``ModelError`` with a sentence a user can act on.
 
 from __future__ import annotations
 
+import math
+import stat
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +40,21 @@ ONNX_MISSING = (
     "qnndoctor model reads models with the onnx package, which is not installed "
     'in qnndoctor\'s environment: pip install "qnndoctor[model]"'
 )
+
+
+# protobuf cannot parse a message of 2 GiB or more: an ONNX file beyond that
+# is not a model (weights that large live in external-data files).
+MAX_MODEL_BYTES = 2**31 - 1
+# A declared tensor beyond this is not something an NPU session can hold
+# (an HTP has a few GiB at most): measured, such a model (Relu on
+# [100000, 100000, 100] float32) ran past 100 s on the simulator before QNN
+# gave up with 1002, so it is refused before anything runs.
+MAX_TENSOR_BYTES = 2**32
+_ELEM_BYTES = {
+    "float32": 4, "uint8": 1, "int8": 1, "uint16": 2, "int16": 2, "int32": 4, "int64": 8,
+    "bool": 1, "float16": 2, "float64": 8, "uint32": 4, "uint64": 8, "bfloat16": 2,
+    "uint4": 1, "int4": 1,
+}  # fmt: skip
 
 
 class ModelError(Exception):
@@ -199,16 +216,95 @@ def _ep_context(node: Any) -> EpContextNode:
 
 
 def _external(model: Any, folder: Path) -> tuple[ExternalData, ...]:
+    """The external-data files the initializers name; a location that is
+    absolute or leads out of the model's folder (``../``, a symlink) is a
+    ``ModelError`` before any file is opened."""
     from onnx import TensorProto
 
     found: dict[str, bool] = {}
+    root = folder.resolve()
     for tensor in model.graph.initializer:
         if tensor.data_location != TensorProto.EXTERNAL:
             continue
         for entry in tensor.external_data:
-            if entry.key == "location" and entry.value not in found:
-                found[entry.value] = (folder / entry.value).is_file()
+            if entry.key != "location" or entry.value in found:
+                continue
+            location = entry.value
+            where = (root / location).resolve()
+            if Path(location).is_absolute() or not where.is_relative_to(root):
+                raise ModelError(
+                    f"initializer {tensor.name!r} keeps its data in {location!r}, outside the "
+                    f"model's folder ({folder}): onnxruntime refuses such a model, and qnndoctor "
+                    "reads nothing from there. Move the data file beside the model and save the "
+                    "model again with a relative location."
+                )
+            found[location] = where.is_file()
     return tuple(ExternalData(location, exists) for location, exists in found.items())
+
+
+def _declared_bytes(dtype: str, dims: tuple[int | str | None, ...] | None) -> int:
+    if dims is None or any(not isinstance(d, int) or d <= 0 for d in dims):
+        return 0
+    return math.prod(d for d in dims if isinstance(d, int)) * _ELEM_BYTES.get(dtype, 1)
+
+
+def _check_sizes(graph: Any) -> None:
+    """Refuses a model whose declared shapes no NPU session can hold."""
+    declared = [_tensor(v) for v in (*graph.input, *graph.output, *graph.value_info)]
+    declared += [
+        TensorInfo(t.name, ELEM_TYPES.get(t.data_type, "?"), tuple(int(d) for d in t.dims))
+        for t in graph.initializer
+    ]
+    for tensor in declared:
+        size = _declared_bytes(tensor.dtype, tensor.dims)
+        if size > MAX_TENSOR_BYTES:
+            raise ModelError(
+                f"tensor {tensor.name!r} is declared {tensor.dtype} "
+                f"{list(tensor.dims or ())}: {size / 2**30:.3g} GiB, beyond the "
+                f"{MAX_TENSOR_BYTES // 2**30} GiB any NPU session here can hold. Fix the "
+                "model's shapes (qnndoctor runs nothing on such a model: QNN spends minutes "
+                "before it fails with error 1002)."
+            )
+
+
+def _read_capped(path: Path) -> bytes:
+    """The file's bytes: a regular file up to ``MAX_MODEL_BYTES``; anything
+    else (a device, a pipe such as /dev/stdin, a socket) is refused before it
+    is opened, so an endless stream is never read."""
+    try:
+        info = path.stat()
+    except FileNotFoundError as exc:
+        raise ModelError(f"{path}: no such file") from exc
+    except OSError as exc:
+        raise ModelError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if stat.S_ISDIR(info.st_mode):
+        raise ModelError(f"{path}: is a folder, not an ONNX file")
+    if not stat.S_ISREG(info.st_mode):
+        kind = (
+            "a pipe or stream"
+            if stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode)
+            else "a device"
+            if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
+            else "not a regular file"
+        )
+        raise ModelError(
+            f"{path}: is {kind}, not a model file: qnndoctor reads ONNX models from regular "
+            "files only (the session needs the file and its folder too); save the model to a "
+            "file first"
+        )
+    if info.st_size > MAX_MODEL_BYTES:
+        raise ModelError(
+            f"{path}: {info.st_size} bytes, beyond the 2 GiB an ONNX file can hold (larger "
+            "models keep their weights in external-data files): not an ONNX model"
+        )
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_MODEL_BYTES + 1)
+    except OSError as exc:
+        raise ModelError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if len(data) > MAX_MODEL_BYTES:  # it grew while read
+        raise ModelError(f"{path}: grew beyond 2 GiB while read: not an ONNX model")
+    return data
 
 
 def _parse(data: bytes, path: Path) -> Any:
@@ -234,18 +330,13 @@ def _parse(data: bytes, path: Path) -> Any:
 def read_model(path: str | Path) -> ModelInfo:
     """The static facts of one ONNX file; ``ModelError`` when it cannot be read."""
     path = Path(path)
-    try:
-        if path.is_dir():
-            raise ModelError(f"{path}: is a folder, not an ONNX file")
-        data = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise ModelError(f"{path}: no such file") from exc
-    except OSError as exc:
-        raise ModelError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    data = _read_capped(path)
     if not data:
         raise ModelError(f"{path}: the file is empty")
     model = _parse(data, path)
     graph = model.graph
+    external = _external(model, path.parent)
+    _check_sizes(graph)
     types: Counter[str] = Counter(
         ELEM_TYPES.get(t.data_type, f"type{t.data_type}") for t in graph.initializer
     )
@@ -275,6 +366,6 @@ def read_model(path: str | Path) -> ModelInfo:
         nodes=nodes,
         initializer_types=dict(types),
         ep_contexts=contexts,
-        external_data=_external(model, path.parent),
+        external_data=external,
         io_quantization=io_quantization,
     )

@@ -88,6 +88,9 @@ def render_text(doc: dict[str, Any], out: TextIO) -> None:
             compiled = model.get("precision") == "ep-context"
             write(f"Timing    QNN {_ms(timings.get('qnn'))}\n")
             write(f"          CPU {_ms(timings.get('cpu'), compiled)}\n")
+    from .experiment.render import render_experiments
+
+    render_experiments(doc, out)
     for note in doc.get("notes") or []:
         write(f"Note      {note}\n")
     findings = doc.get("findings") or []

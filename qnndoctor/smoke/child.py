@@ -95,12 +95,17 @@ def _assignment(session: Any) -> Optional[List[Dict[str, Any]]]:
 
 
 def add_qnn_provider(
-    ort: Any, options: Any, backend: str, result: Dict[str, Any]
+    ort: Any,
+    options: Any,
+    backend: str,
+    result: Dict[str, Any],
+    qnn_options: Optional[Dict[str, str]] = None,
 ) -> Dict[str, Any]:
     """Puts the QNN EP on ``options`` the way this install needs (2.x plugin
-    or 1.x monolithic), records what it found in ``result``, and returns the
-    extra InferenceSession keyword arguments (1.x only). Shared with the
-    ``qnndoctor model`` placement child."""
+    or 1.x monolithic), with ``qnn_options`` as further QNN provider options,
+    records what it found in ``result``, and returns the extra
+    InferenceSession keyword arguments (1.x only). Shared with the
+    ``qnndoctor model`` placement and experiment children."""
     session_kwargs: Dict[str, Any] = {}
     try:
         import onnxruntime_qnn as plugin
@@ -129,7 +134,7 @@ def add_qnn_provider(
             raise RuntimeError(
                 "QNNExecutionProvider registered, but get_ep_devices() lists no QNN device"
             )
-        options.add_provider_for_devices(devices, {"backend_type": backend})
+        options.add_provider_for_devices(devices, dict(qnn_options or {}, backend_type=backend))
     else:
         result["path"] = "monolithic-1.x"
         providers = ort.get_available_providers()
@@ -143,7 +148,7 @@ def add_qnn_provider(
         result["backend_path_option"] = backend_path
         session_kwargs = {
             "providers": ["QNNExecutionProvider"],
-            "provider_options": [{"backend_path": backend_path}],
+            "provider_options": [dict(qnn_options or {}, backend_path=backend_path)],
         }
     return session_kwargs
 

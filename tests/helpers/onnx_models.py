@@ -108,6 +108,126 @@ def external_weights(path: Path, location: str = "ext.weights") -> Path:
     return path
 
 
+def external_outside(path: Path, location: str) -> Path:
+    """``external_weights`` whose data location is then rewritten to ``location``
+    (outside the model's folder: ``../../etc/passwd``, an absolute path)."""
+    external_weights(path)
+    model = onnx.load(str(path), load_external_data=False)
+    for entry in model.graph.initializer[0].external_data:
+        if entry.key == "location":
+            entry.value = location
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+def huge_shapes(path: Path) -> Path:
+    """Relu on float32 [100000, 100000, 100] (3.6 TiB): measured, QNN on the
+    simulator spends more than 100 s on it before failing with 1002."""
+    dims = [100000, 100000, 100]
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu")],
+        "huge",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, dims)],
+    )
+    return _save(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), path
+    )
+
+
+def float_gather(path: Path) -> Path:
+    """Relu -> Gather -> Sigmoid in float32: on the HTP simulator (QNN 2.51.0,
+    fp16 precision off) the session fails at graph finalize with 1002, and the
+    error names no node; Gather alone fails the same way."""
+    indices = numpy_helper.from_array(np.array([0, 2, 4, 6], dtype=np.int64), "i")
+    graph = helper.make_graph(
+        [
+            helper.make_node("Relu", ["x"], ["a"], name="relu_in"),
+            helper.make_node("Gather", ["a", "i"], ["g"], name="gather", axis=1),
+            helper.make_node("Sigmoid", ["g"], ["y"], name="sigmoid_out"),
+        ],
+        "float_gather",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
+        initializer=[indices],
+    )
+    return _save(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), path
+    )
+
+
+def float_exp(path: Path) -> Path:
+    """One float32 Exp on [1, 64]. On the simulator it matches the CPU EP to
+    8e-8 with the EP's default options; with enable_htp_fp16_precision=1 and
+    soc_model=57 inputs in [0, 12) give 131008 where the CPU gives 157396."""
+    graph = helper.make_graph(
+        [helper.make_node("Exp", ["x"], ["y"], name="exp")],
+        "float_exp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])],
+    )
+    return _save(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), path
+    )
+
+
+def _qdq(
+    name: str, source: str, target: str, scale: float, zero: int
+) -> tuple[list[Any], list[Any]]:
+    """QuantizeLinear + DequantizeLinear (uint8) from ``source`` to ``target``."""
+    scale_init = numpy_helper.from_array(np.array(scale, dtype=np.float32), f"{name}_scale")
+    zero_init = numpy_helper.from_array(np.array(zero, dtype=np.uint8), f"{name}_zero")
+    params = [f"{name}_scale", f"{name}_zero"]
+    nodes = [
+        helper.make_node("QuantizeLinear", [source, *params], [f"{name}_q"], name=f"q_{name}"),
+        helper.make_node("DequantizeLinear", [f"{name}_q", *params], [target], name=f"dq_{name}"),
+    ]
+    return nodes, [scale_init, zero_init]
+
+
+def qdq_layernorm_chain(path: Path) -> Path:
+    """8-bit QDQ Relu -> Add -> LayerNormalization -> Mul on [1, 64]. Measured on
+    the HTP simulator (QNN 2.51.0): Relu and Add match the CPU EP exactly on
+    inputs in [0, 8); HTP's 8-bit LayerNormalization differs from the CPU EP's
+    by one quantization step (8/255 = 0.031) on some elements."""
+    step = 8 / 255
+    parts = [
+        _qdq("x", "x", "x_dq", step, 0),
+        _qdq("relu", "relu_out", "relu_dq", step, 0),
+        _qdq("add", "add_out", "add_dq", 2 * step, 0),
+        _qdq("ln", "ln_out", "ln_dq", step, 128),
+        _qdq("y", "mul_out", "y", 2 * step, 128),
+    ]
+    half = numpy_helper.from_array(np.full((1, 64), 0.5, dtype=np.float32), "half")
+    two = numpy_helper.from_array(np.full((1, 64), 2.0, dtype=np.float32), "two")
+    gamma = numpy_helper.from_array(np.ones(64, dtype=np.float32), "gamma")
+    beta = numpy_helper.from_array(np.zeros(64, dtype=np.float32), "beta")
+    (qx, ix), (qr, ir), (qa, ia), (ql, il), (qy, iy) = parts
+    nodes = [
+        *qx,
+        helper.make_node("Relu", ["x_dq"], ["relu_out"], name="relu"),
+        *qr,
+        helper.make_node("Add", ["relu_dq", "half"], ["add_out"], name="add"),
+        *qa,
+        helper.make_node(
+            "LayerNormalization", ["add_dq", "gamma", "beta"], ["ln_out"], name="layernorm", axis=-1
+        ),
+        *ql,
+        helper.make_node("Mul", ["ln_dq", "two"], ["mul_out"], name="mul"),
+        *qy,
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "qdq_layernorm_chain",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])],
+        initializer=[*ix, *ir, *ia, *il, *iy, half, two, gamma, beta],
+    )
+    return _save(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), path
+    )
+
+
 _COMPILE = textwrap.dedent(
     """
     import sys, onnxruntime as ort, onnxruntime_qnn as qnn
