@@ -1,0 +1,9 @@
+"""Local evidence: what was tried on this machine and how it ended
+(``store``: record / lookup in the user cache, JSON lines), and how the
+resolver uses it (``apply``: a pair that passed here pins the companion, a
+release whose every pair failed here is ruled out, with the evidence).
+
+Evidence is keyed by a fingerprint of the facts that decide whether a pair
+works (``store.fingerprint``): when they change, the old evidence no longer
+applies. The format is documented in docs/bisect.md.
+"""
