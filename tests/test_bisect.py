@@ -140,12 +140,12 @@ def test_broken_target_finds_a_passing_pair_stays_identical_and_informs_recommen
 
 
 def test_releases_230_with_two_companions_all_gives_passed_and_failed(
-    cli: Callable[..., CliResult], broken_target: Path, wheelhouse: Path, evidence: Path
+    cli: Callable[..., CliResult], healthy_venv: Path, wheelhouse: Path, evidence: Path
 ) -> None:
     result = cli(
         "bisect",
         "--python",
-        str(broken_target),
+        str(healthy_venv),
         "--find-links",
         str(wheelhouse),
         "--releases",
@@ -165,7 +165,7 @@ def test_releases_230_with_two_companions_all_gives_passed_and_failed(
     assert "ort_version_supported" in outcomes["1.32.0"][1] or "handshake" in outcomes["1.32.0"][1]
     assert document["best"] == {"onnxruntime_qnn": "2.3.0", "onnxruntime": "1.27.0"}
     # Both kept as evidence: the pair that failed here is listed with its cause.
-    recommend = cli("recommend", "--python", str(broken_target), "--json")
+    recommend = cli("recommend", "--python", str(healthy_venv), "--json")
     texts = [e["text"] for e in recommend.json()["recommendation"]["local_evidence"]]
     assert any(
         t.startswith("onnxruntime-qnn 2.3.0 with onnxruntime 1.32.0 failed here") for t in texts
@@ -176,14 +176,14 @@ def test_releases_230_with_two_companions_all_gives_passed_and_failed(
 
 
 def test_a_missing_wheel_is_not_installable_with_pips_reason(
-    cli: Callable[..., CliResult], broken_target: Path, wheelhouse: Path, tmp_path: Path
+    cli: Callable[..., CliResult], healthy_venv: Path, wheelhouse: Path, tmp_path: Path
 ) -> None:
     work = tmp_path / "work"
     work.mkdir()
     result = cli(
         "bisect",
         "--python",
-        str(broken_target),
+        str(healthy_venv),
         "--find-links",
         str(wheelhouse),
         "--releases",
@@ -204,14 +204,14 @@ def test_a_missing_wheel_is_not_installable_with_pips_reason(
 
 
 def test_an_install_timeout_is_a_timeout_and_cleans_up(
-    cli: Callable[..., CliResult], broken_target: Path, wheelhouse: Path, tmp_path: Path
+    cli: Callable[..., CliResult], healthy_venv: Path, wheelhouse: Path, tmp_path: Path
 ) -> None:
     work = tmp_path / "work"
     work.mkdir()
     result = cli(
         "bisect",
         "--python",
-        str(broken_target),
+        str(healthy_venv),
         "--find-links",
         str(wheelhouse),
         "--releases",
@@ -237,9 +237,7 @@ def test_an_install_timeout_is_a_timeout_and_cleans_up(
     ]
 
 
-def test_ctrl_c_leaves_nothing_behind(
-    broken_target: Path, wheelhouse: Path, tmp_path: Path
-) -> None:
+def test_ctrl_c_leaves_nothing_behind(healthy_venv: Path, wheelhouse: Path, tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
     env = {**os.environ, "QNNDOCTOR_NO_EVIDENCE": "1"}
@@ -250,7 +248,7 @@ def test_ctrl_c_leaves_nothing_behind(
             "qnndoctor",
             "bisect",
             "--python",
-            str(broken_target),
+            str(healthy_venv),
             "--find-links",
             str(wheelhouse),
             "--releases",

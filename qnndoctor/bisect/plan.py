@@ -11,7 +11,8 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from ..compat_rules import NO_PLATFORM, NO_PYTHON, NO_QNN_LIBRARIES, REQUIRES_PYTHON, YANKED
-from ..matrixdata.releases import ReleaseMatrix
+from ..matrixdata.companions import proven
+from ..matrixdata.releases import Release, ReleaseMatrix
 from ..resolver import Profile, companion_requirement, evaluate_release
 
 # What makes a release impossible here whatever happens (no experiment needed).
@@ -80,46 +81,34 @@ def parse_companions(spec: str | None) -> tuple[str, ...]:
 
 
 def _companions(
-    release: Version, era: str, matrix: ReleaseMatrix, chosen: Sequence[str], allowed: str | None
+    release: Release | None,
+    era: str,
+    matrix: ReleaseMatrix,
+    chosen: Sequence[str],
+    allowed: str | None,
 ) -> list[tuple[str | None, str]]:
     """The companions worth trying for a 2.x release: the newest its metadata
-    allows (pip's own choice), then every boundary the matrix knows (a known
-    issue's companion pin, a proven pair's companion), or ``chosen`` exactly."""
+    allows (pip's own choice), then the boundary the matrix knows (the pin its
+    companion experiments prove, else a known issue's pin), or ``chosen`` exactly."""
     if era != "plugin-2.x":
         return [(None, "no companion (1.x is monolithic)")]
     if chosen:
         return [(f"onnxruntime=={v}", "--companions") for v in chosen]
     found: list[tuple[str | None, str]] = [(None, f"newest allowed ({allowed or 'onnxruntime'})")]
+    measured = proven(release) if release is not None else None
+    if measured is not None:
+        if measured.pin:
+            found.append((measured.pin, "the matrix's companion experiments"))
+        return found
     for issue in matrix.known_issues:
         if (
-            issue.effect == "pin-companion"
+            release is not None
+            and issue.effect == "pin-companion"
             and issue.companion_pin
-            and issue.versions.contains(release, prereleases=True)
+            and issue.versions.contains(release.version, prereleases=True)
         ):
             found.append((issue.companion_pin, f"matrix pin ({issue.id})"))
-    for proven in proven_companions(matrix, release):
-        if all(spec != proven for spec, _why in found):
-            found.append((proven, "passed in the matrix's companion experiments"))
     return found
-
-
-def proven_companions(matrix: ReleaseMatrix, release: Version) -> list[str]:
-    """The newest companion the maintained matrix's experiments saw pass with
-    this release (``companions`` of its release entry), as a requirement."""
-    entry = matrix.provenance.get("companion_evidence")
-    if not isinstance(entry, dict):
-        return []
-    rows = entry.get(str(release))
-    if not isinstance(rows, list):
-        return []
-    passed = []
-    for row in rows:
-        if isinstance(row, dict) and row.get("outcome") == "passed":
-            try:
-                passed.append(Version(str(row.get("onnxruntime"))))
-            except InvalidVersion:
-                continue
-    return [f"onnxruntime=={max(passed)}"] if passed else []
 
 
 def make_plan(
@@ -157,6 +146,6 @@ def make_plan(
             era = release.era
             requirement = companion_requirement(verdict.file)
             allowed = str(requirement) if requirement else None
-        for companion, why in _companions(version, era, matrix, chosen, allowed):
+        for companion, why in _companions(release, era, matrix, chosen, allowed):
             pairs.append(Pair(str(version), era, companion, why))
     return Plan(tuple(pairs), tuple(skipped))

@@ -160,6 +160,18 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if matrix is None:
         return exitcodes.COULD_NOT_CHECK
     rows = list(releases_summary(matrix.releases))
+    from .companions import proven
+
+    measured = [
+        {
+            "version": str(r.version),
+            "pin": m.pin,
+            "text": m.text,
+            "rows": [dict(c) for c in r.companions],
+        }
+        for r in matrix.releases.releases
+        if (m := proven(r)) is not None
+    ]
     if args.json:
         _dump(
             {
@@ -176,6 +188,7 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     }
                     for i in matrix.releases.known_issues
                 ],
+                "companion_evidence": measured,
             },
             out,
         )
@@ -191,6 +204,11 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"{row['qnn_version'] or '-':12} {','.join(f'v{s}' for s in row['stubs']) or '-':10} "
             f"{row['companion'] or '-'}\n"
         )
+    if measured:
+        out.write("companion experiments (the resolver's companion pins come from these):\n")
+    for item in measured:
+        pin = f"; installs with {item['pin']}" if item["pin"] else ""
+        out.write(f"  {item['version']}: {item['text']}{pin}\n")
     return exitcodes.OK
 
 

@@ -72,6 +72,8 @@ class Release:
     version: Version
     era: str
     raw_files: tuple[Mapping[str, Any], ...] = field(repr=False, compare=False)
+    # The companion experiments' rows (matrix/refresh/companions.py), as read.
+    companions: tuple[Mapping[str, Any], ...] = field(default=(), repr=False, compare=False)
 
     @functools.cached_property
     def files(self) -> tuple[WheelFile, ...]:
@@ -250,6 +252,9 @@ def parse(
                         or ("plugin-2.x" if version.major >= 2 else "monolithic-1.x")
                     ),
                     raw_files=tuple(entry.get("files") or ()),
+                    companions=tuple(
+                        c for c in entry.get("companions") or () if isinstance(c, dict)
+                    ),
                 )
             )
         known = tuple(_issue(e) for e in (issues or {}).get("issues") or ())
