@@ -72,13 +72,14 @@ def recommendation_for(
         from .evidence.apply import records_for, with_evidence
 
         records = records_for(facts, matrix)  # what bisect measured here
-        matrix, evidence_notes = with_evidence(matrix, records)
+        matrix, _notes = with_evidence(matrix, records)
         answer = recommend(profile, matrix.releases, allow_prerelease=allow_prerelease).to_json()
         if records:
             from .evidence.apply import evidence_json
 
             answer["local_evidence"] = evidence_json(records)
-            answer["notes"] = [*answer["notes"], *evidence_notes]
+            said = " ".join(answer["notes"])
+            answer["notes"] += [r.sentence() for r in records if r.sentence() not in said]
     except Exception as exc:  # the report must survive a resolver bug
         return {"status": "error", "reason": f"{type(exc).__name__}: {exc}"}
     answer["matrix"] = matrix.releases_source

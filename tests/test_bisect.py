@@ -173,6 +173,11 @@ def test_releases_230_with_two_companions_all_gives_passed_and_failed(
     assert any(
         t.startswith("onnxruntime-qnn 2.3.0 with onnxruntime 1.27.0 passed here") for t in texts
     )
+    # check uses it too (in its report's recommendation and its text).
+    report = cli("check", "--python", str(healthy_venv), "--no-smoke", "--format", "json").json()
+    assert len(report["recommendation"]["local_evidence"]) == 2
+    text = cli("check", "--python", str(healthy_venv), "--no-smoke").out
+    assert "measured: onnxruntime-qnn 2.3.0 with onnxruntime 1.32.0 failed here on" in text
 
 
 def test_a_missing_wheel_is_not_installable_with_pips_reason(

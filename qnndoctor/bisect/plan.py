@@ -54,6 +54,8 @@ def parse_releases(spec: str | None) -> tuple[SpecifierSet | None, tuple[Version
     try:
         if ".." in text:
             low, _sep, high = text.partition("..")
+            if not low.strip() and not high.strip():
+                raise PlanError(f"--releases {spec!r}: a range needs a start or an end")
             parts = [f">={Version(low.strip())}"] if low.strip() else []
             parts += [f"<={Version(high.strip())}"] if high.strip() else []
             return SpecifierSet(",".join(parts)), ()
