@@ -97,7 +97,7 @@ def test_local_evidence_pins_a_passed_companion_and_rules_out_a_release_that_fai
         MATRIX, [record("2.7.0", "1.31.1", "passed"), record("2.6.0", "1.32.0", "failed")]
     )
     answer = recommend(LINUX, matrix.releases)
-    assert str(answer.chosen.version) == "2.7.0" if answer.chosen else False
+    assert answer.chosen is not None and str(answer.chosen.version) == "2.7.0"
     assert answer.commands[-1].endswith("onnxruntime-qnn==2.7.0 onnxruntime==1.31.1")
     assert any("2.7.0 with onnxruntime 1.31.1 passed here on 2026-11-28 (bisect)" in n for n in answer.chosen.notes)  # fmt: skip
     ruled = evaluate_release(LINUX, _release("2.6.0"), matrix.releases)
@@ -105,9 +105,7 @@ def test_local_evidence_pins_a_passed_companion_and_rules_out_a_release_that_fai
     assert "failed here on 2026-11-28 (bisect): handshake" in ruled.reasons[0].detail
     # A failure the matrix's own pin already avoids rules nothing out.
     _m, notes = apply.with_evidence(MATRIX, [record("2.3.0", "1.32.0", "failed")])
-    issues, _ = apply.local_issues(
-        [record("2.3.0", "1.32.0", "failed")], MATRIX.releases.known_issues
-    )
+    issues, _ = apply.local_issues([record("2.3.0", "1.32.0", "failed")], MATRIX.releases)
     assert issues == () and notes
 
 

@@ -190,13 +190,20 @@ def render_text(doc: dict[str, Any], out: TextIO) -> None:
     out.write(f"Target: {target['python']} (venvs made by {doc['base_python']})\n\n")
     rows = [("onnxruntime-qnn", "onnxruntime", "outcome", "seconds", "cause")]
     for r in doc["results"]:
+        model = r.get("model") or {}
+        measured = (
+            f"model: {model.get('nodes_on_qnn')}/{model.get('nodes_total')} nodes on QNN, "
+            f"median {model.get('median_ms')} ms"
+            if model.get("status") == "passed"
+            else ""
+        )
         rows.append(
             (
                 r["onnxruntime_qnn"],
                 r["onnxruntime"] or "-",
                 r["outcome"],
                 f"{r['seconds']:.1f}",
-                r["cause"] or "",
+                r["cause"] or measured,
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(4)]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from ..matrixdata.releases import KnownIssue
+from ..matrixdata.releases import KnownIssue, ReleaseMatrix
 from . import store
 
 if TYPE_CHECKING:
@@ -35,18 +35,32 @@ def _version(text: str | None) -> Version:
         return Version("0")
 
 
-def _pinned_away(matrix_issues: tuple[KnownIssue, ...], item: store.Record) -> bool:
+def _pins(matrix: ReleaseMatrix, release: Version) -> list[str]:
+    """The companion pins the matrix gives this release: its companion
+    experiments' (they win), else its known issues'."""
+    from ..matrixdata.companions import proven
+
+    found = next((r for r in matrix.releases if r.version == release), None)
+    measured = proven(found) if found is not None else None
+    if measured is not None:
+        return [measured.pin] if measured.pin else []
+    return [
+        issue.companion_pin
+        for issue in matrix.known_issues
+        if issue.effect == "pin-companion"
+        and issue.companion_pin
+        and issue.versions.contains(release, prereleases=True)
+    ]
+
+
+def _pinned_away(matrix: ReleaseMatrix, item: store.Record) -> bool:
     """Whether the matrix already pins a companion for this release that the
     failed companion does not satisfy (the failure is avoided already)."""
     if item.onnxruntime is None:
         return False
-    for issue in matrix_issues:
-        if issue.effect != "pin-companion" or not issue.companion_pin:
-            continue
-        if not issue.versions.contains(_version(item.onnxruntime_qnn), prereleases=True):
-            continue
+    for pin in _pins(matrix, _version(item.onnxruntime_qnn)):
         try:
-            spec = SpecifierSet(issue.companion_pin.split("onnxruntime", 1)[-1].strip())
+            spec = SpecifierSet(pin.split("onnxruntime", 1)[-1].strip())
         except InvalidSpecifier:
             continue
         if not spec.contains(_version(item.onnxruntime), prereleases=True):
@@ -55,7 +69,7 @@ def _pinned_away(matrix_issues: tuple[KnownIssue, ...], item: store.Record) -> b
 
 
 def local_issues(
-    records: list[store.Record], matrix_issues: tuple[KnownIssue, ...] = ()
+    records: list[store.Record], matrix: ReleaseMatrix
 ) -> tuple[tuple[KnownIssue, ...], tuple[str, ...]]:
     """Known issues and notes from this machine's records (``store.lookup``)."""
     by_release: dict[str, list[store.Record]] = {}
@@ -90,7 +104,7 @@ def local_issues(
             else:  # a 1.x release: nothing to pin, the note says it
                 notes.append(best.sentence())
             notes.extend(i.sentence() for i in failed)
-        elif failed and not all(_pinned_away(matrix_issues, i) for i in failed):
+        elif failed and not all(_pinned_away(matrix, i) for i in failed):
             newest = max(failed, key=lambda i: i.recorded)
             issues.append(
                 KnownIssue(
@@ -129,7 +143,7 @@ def with_evidence(matrix: Matrix, records: list[store.Record]) -> tuple[Matrix, 
     that say what was measured here."""
     if not records:
         return matrix, ()
-    issues, notes = local_issues(records, matrix.releases.known_issues)
+    issues, notes = local_issues(records, matrix.releases)
     releases = dataclasses.replace(
         matrix.releases, known_issues=(*matrix.releases.known_issues, *issues), memo={}
     )
