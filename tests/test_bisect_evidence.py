@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.profiles import win_arm64
@@ -143,6 +144,6 @@ def test_refresh_admits_the_metadata_range_and_the_next_one_beyond() -> None:
     assert [(str(v), inside) for v, inside in admitted(SpecifierSet(">=1.24.2"), available)] == [
         ("1.32.0", True), ("1.27.0", True), ("1.24.2", True), ("1.24.1", False),
     ]  # fmt: skip
-    document = {"releases": [{"version": "2.3.0"}]}
+    document: dict[str, Any] = {"releases": [{"version": "2.3.0"}]}
     carry_over({"releases": [{"version": "2.3.0", "companions": [{"x": 1}]}]}, document)
     assert document["releases"][0]["companions"] == [{"x": 1}]
