@@ -209,7 +209,7 @@ def compact_document(releases: Mapping[str, Any]) -> dict[str, Any]:
         "provenance": releases.get("provenance"),
         "releases": [
             {
-                **{key: entry[key] for key in ("version", "era") if key in entry},
+                **{key: entry[key] for key in ("version", "era", "companions") if key in entry},
                 "files": [compact_file(f) for f in entry.get("files") or ()],
             }
             for entry in releases["releases"]
