@@ -283,3 +283,21 @@ def test_ctrl_c_leaves_nothing_behind(healthy_venv: Path, wheelhouse: Path, tmp_
     time.sleep(0.2)
     alive = [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
     assert alive == []
+
+
+def test_the_disk_budget_stops_before_a_venv_is_made(
+    cli: Callable[..., CliResult], healthy_venv: Path, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    result = cli(
+        "bisect", "--python", str(healthy_venv), "--releases", "2.7.0",
+        "--disk-budget", str(10**9), "--work-dir", str(work), "--json", "--no-record",
+    )  # fmt: skip
+    assert result.code == 1
+    document = result.json()
+    assert document["results"] == [] and "--disk-budget" in document["stopped"]
+    assert list(work.iterdir()) == []
+    bad = cli("bisect", "--python", str(healthy_venv), "--releases", "2.x")
+    assert bad.code == 2 and "--releases '2.x'" in bad.err
+    assert cli("bisect", "--find-links", str(tmp_path / "none")).code == 2
