@@ -134,6 +134,12 @@ def test_companion_experiments_replace_the_hand_pin() -> None:
     none_pass = dataclasses.replace(release, companions=_rows({"1.32.0": "failed"}))
     assert [r.axis for r in evaluate_release(LINUX, none_pass, MATRIX.releases).reasons] == [KNOWN_ISSUE]  # fmt: skip
     assert proven(dataclasses.replace(release, companions=())) is None
+    # The committed matrix carries the real rows (through the parsed-matrix cache too).
+    committed = proven(_release("2.3.0"))
+    assert committed is not None and committed.pin == "onnxruntime>=1.24.2,<1.28.0"
+    assert all(proven(_release(v)) == proven(load().releases.releases[0]) for v in ("2.7.0",))
+    seven = proven(_release("2.7.0"))
+    assert seven is not None and seven.pin is None and "1.32.0, the newest" in seven.text
 
 
 def test_refresh_admits_the_metadata_range_and_the_next_one_beyond() -> None:
