@@ -69,10 +69,14 @@ def recommendation_for(
         if not facts.ok("interpreter"):
             return {"status": "could-not-check", "reason": "the interpreter probe failed"}
         profile = profile_from_facts(facts, matrix)
-        from .evidence.apply import records_for, with_evidence
+        from .evidence import present
 
-        records = records_for(facts, matrix)  # what bisect measured here
-        matrix, _notes = with_evidence(matrix, records)
+        records = []
+        if present():  # what bisect measured here (a stat when there is nothing)
+            from .evidence.apply import records_for, with_evidence
+
+            records = records_for(facts, matrix)
+            matrix, _notes = with_evidence(matrix, records)
         answer = recommend(profile, matrix.releases, allow_prerelease=allow_prerelease).to_json()
         if records:
             from .evidence.apply import evidence_json

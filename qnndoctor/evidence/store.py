@@ -11,17 +11,18 @@ record per pair for a fingerprint. Damaged lines are skipped, never fatal.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from . import FILE_NAME, disabled, store_dir
+
+__all__ = ["FILE_NAME", "Record", "disabled", "fingerprint", "lookup", "record", "store_dir"]
+
 FORMAT_VERSION = 1
-FILE_NAME = "pairs.jsonl"
 # The store never grows without bound: older lines are dropped past this.
 MAX_LINES = 5000
 # The profile fields that decide whether a pair works here (resolver.Profile).
@@ -44,27 +45,14 @@ class EvidenceError(Exception):
     """The store cannot be read or written."""
 
 
-def store_dir() -> Path:
-    """``QNNDOCTOR_EVIDENCE_DIR`` if set, else the user cache's ``evidence/``."""
-    override = os.environ.get("QNNDOCTOR_EVIDENCE_DIR")
-    if override:
-        return Path(override)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("qnndoctor")) / "evidence"
-
-
-def disabled() -> bool:
-    """``QNNDOCTOR_NO_EVIDENCE=1``: neither read nor written (the test suite)."""
-    return os.environ.get("QNNDOCTOR_NO_EVIDENCE", "") not in ("", "0")
-
-
 def machine_facts(profile: Mapping[str, Any]) -> dict[str, Any]:
     """The fingerprinted facts out of a profile's JSON form (``Profile.to_json``)."""
     return {name: profile.get(name) for name in FINGERPRINT_FIELDS}
 
 
 def fingerprint(machine: Mapping[str, Any]) -> str:
+    import hashlib
+
     text = json.dumps(
         {name: machine.get(name) for name in FINGERPRINT_FIELDS}, sort_keys=True, default=str
     )
@@ -135,6 +123,8 @@ class Record:
 
 
 def now() -> str:
+    from datetime import datetime, timezone
+
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
