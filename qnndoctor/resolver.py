@@ -474,9 +474,7 @@ def evaluate_release(
                 reasons.append(Reason(KNOWN_ISSUE, issue.title, issue.confidence, issue.sources))
         if measured is not None and pin is None:
             pin = measured.pin
-            notes.append(
-                f"companion: {measured.text}" + (f"; installing with {pin}" if pin else "")
-            )
+            notes.append(measured.note)
             if measured.none_passed:
                 reasons.append(Reason(KNOWN_ISSUE, measured.text, "measured", (COMPANIONS,)))
         verdict = Verdict(release.version, release.era, file, (*base, *reasons), tuple(notes), pin)

@@ -21,6 +21,10 @@ class Proven:
     text: str  # what was measured, with its date
     none_passed: bool = False
 
+    @property
+    def note(self) -> str:
+        return f"companion: {self.text}" + (f"; installing with {self.pin}" if self.pin else "")
+
 
 def _rows(release: Release) -> list[tuple[Version, Mapping[str, Any]]]:
     rows = []
