@@ -18,6 +18,7 @@ Usage: python bench/bench_bisect.py [--runs 3] [--wheels DIR]
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import statistics
 import subprocess
@@ -61,14 +62,20 @@ def by_hand(base: str, wheels: Path, root: Path, bare: Path) -> float:
 
 def with_bisect(target: Path, wheels: Path) -> float:
     started = time.perf_counter()
-    _run(
+    done = subprocess.run(
         [
             sys.executable, "-m", "qnndoctor", "bisect", "--python", str(target), "--all",
             "--releases", ",".join(RELEASES), "--companions", ",".join(COMPANIONS),
             "--find-links", str(wheels), "--no-record", "--json",
-        ]
+        ],
+        stdin=subprocess.DEVNULL, capture_output=True, timeout=1800, check=False,
     )  # fmt: skip
-    return time.perf_counter() - started
+    seconds = time.perf_counter() - started
+    results = json.loads(done.stdout)["results"]
+    # The same work as by hand, or the comparison means nothing.
+    assert len(results) == len(RELEASES) * len(COMPANIONS), results
+    assert all(r["outcome"] in ("passed", "failed") for r in results), results
+    return seconds
 
 
 def main() -> int:
