@@ -310,6 +310,12 @@ def _add_fix(sub: Any) -> None:
     add_parser(sub)
 
 
+def _add_bisect(sub: Any) -> None:
+    from .bisect.command import add_parser
+
+    add_parser(sub)
+
+
 _COMMANDS = {
     "check": _add_check,
     "report": _add_report,
@@ -318,6 +324,7 @@ _COMMANDS = {
     "explain": _add_explain,
     "model": _add_model,
     "fix": _add_fix,
+    "bisect": _add_bisect,
 }
 
 
@@ -531,6 +538,11 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         args.owns_process = _OWNS_PROCESS
         return run_fix(args, sys.stdout, sys.stderr)
+    if args.command == "bisect":
+        from .bisect.command import run_bisect_command
+
+        args.owns_process = _OWNS_PROCESS
+        return run_bisect_command(args, sys.stdout, sys.stderr)
     if args.command == "check":
         return run_check(args, sys.stdout, sys.stderr)
     if args.command == "report":

@@ -100,6 +100,10 @@ def read_fingerprint(matrix_option: Path | None) -> list[Any]:
         updated = _cache_root() / "matrix"  # matrixdata.user_matrix_dir, without its imports
         if updated.is_dir():
             _stat_tree(updated, found)
+    # bisect's local evidence changes recommendations (qnndoctor/evidence/).
+    evidence = Path(os.environ.get("QNNDOCTOR_EVIDENCE_DIR") or _cache_root() / "evidence")
+    _stat_file(evidence / "pairs.jsonl", found)
+    found.append(["evidence off", os.environ.get("QNNDOCTOR_NO_EVIDENCE", "")])
     return found
 
 

@@ -69,7 +69,21 @@ def recommendation_for(
         if not facts.ok("interpreter"):
             return {"status": "could-not-check", "reason": "the interpreter probe failed"}
         profile = profile_from_facts(facts, matrix)
+        from .evidence import present
+
+        records = []
+        if present():  # what bisect measured here (a stat when there is nothing)
+            from .evidence.apply import records_for, with_evidence
+
+            records = records_for(facts, matrix)
+            matrix, _notes = with_evidence(matrix, records)
         answer = recommend(profile, matrix.releases, allow_prerelease=allow_prerelease).to_json()
+        if records:
+            from .evidence.apply import evidence_json
+
+            answer["local_evidence"] = evidence_json(records)
+            said = " ".join(answer["notes"])
+            answer["notes"] += [r.sentence() for r in records if r.sentence() not in said]
     except Exception as exc:  # the report must survive a resolver bug
         return {"status": "error", "reason": f"{type(exc).__name__}: {exc}"}
     answer["matrix"] = matrix.releases_source

@@ -34,6 +34,8 @@ from .compat_rules import (
     X64_MACHINE,
     YANKED,
 )
+from .matrixdata.companions import SOURCE as COMPANIONS
+from .matrixdata.companions import proven
 from .matrixdata.releases import Release, ReleaseMatrix, WheelFile, python_tag_order
 from .target_profile import (
     PLATFORM_WORDS,
@@ -276,6 +278,7 @@ def _evaluate_release(
             ),
         )
     best: Verdict | None = None
+    measured = proven(release)  # the companion experiments: they replace a hand pin
     for file in candidates:
         reasons, notes = _file_reasons(profile, release, file)
         pin = None
@@ -286,12 +289,19 @@ def _evaluate_release(
                 # No public evidence: it may inform, never rule out or pin.
                 notes.append(f"unconfirmed report (no public source): {issue.title}")
             elif issue.effect == "pin-companion" and issue.companion_pin:
+                if measured is not None and not issue.id.startswith("local-"):
+                    continue  # measured here (local evidence) still wins over the matrix
                 pin = issue.companion_pin
                 notes.append(
                     f"{issue.title}: installing together with {pin} (source: {issue.sources[0]})"
                 )
             else:
                 reasons.append(Reason(KNOWN_ISSUE, issue.title, issue.confidence, issue.sources))
+        if measured is not None and pin is None:
+            pin = measured.pin
+            notes.append(measured.note)
+            if measured.none_passed:
+                reasons.append(Reason(KNOWN_ISSUE, measured.text, "measured", (COMPANIONS,)))
         verdict = Verdict(release.version, release.era, file, (*base, *reasons), tuple(notes), pin)
         if best is None or (verdict.fits and not best.fits):
             best = verdict

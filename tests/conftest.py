@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 # another's with the same facts, and writes to the user's cache: off for the
 # suite (inherited by every subprocess); tests/test_memo.py turns it on.
 os.environ["QNNDOCTOR_NO_MEMO"] = "1"
+os.environ["QNNDOCTOR_NO_EVIDENCE"] = "1"  # bisect's local evidence: tests/test_bisect.py
 # Loaded from the installed package: proves the schema ships in the wheel.
 SCHEMA = json.loads(
     resources.files("qnndoctor").joinpath("schema/report.schema.json").read_text("utf-8")

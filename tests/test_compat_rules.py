@@ -80,12 +80,16 @@ def test_plugin_2_3_is_installed_with_its_companion_pinned() -> None:
         _profile(os="linux", glibc=(2, 35), python_exe="/v/bin/python"), _matrix(up_to="2.3.0")
     )
     assert str(rec.chosen.version) == "2.3.0"  # type: ignore[union-attr]
+    # The pin comes from the matrix's companion experiments (docs/matrix.md).
     assert rec.commands == (
-        "/v/bin/python -m pip install onnxruntime-qnn==2.3.0 'onnxruntime>=1.24.2,<1.28'",
+        "/v/bin/python -m pip install onnxruntime-qnn==2.3.0 'onnxruntime>=1.24.2,<1.28.0'",
     )
-    pin = SpecifierSet(">=1.24.2,<1.28")
+    pin = SpecifierSet(">=1.24.2,<1.28.0")
     assert pin.contains("1.27.0") and not pin.contains("1.32.0")
-    assert any("installing together with onnxruntime>=1.24.2,<1.28" in n for n in rec.chosen.notes)  # type: ignore[union-attr]
+    assert any(
+        "1.24.2 to 1.27.0 passed with it, 1.28.0 failed" in n and "installing with" in n
+        for n in rec.chosen.notes  # type: ignore[union-attr]
+    )
     newer = recommend(_profile(os="linux", glibc=(2, 35)), _matrix(up_to="2.4.0"))
     assert newer.commands[-1].endswith("onnxruntime-qnn==2.4.0")
 
@@ -201,7 +205,7 @@ def test_a_met_companion_pin_needs_no_command() -> None:
     too_new = (installed[0], ("onnxruntime", "1.32.0", ("onnxruntime",)))
     rec = recommend(dataclasses.replace(profile, installed=too_new), _matrix(up_to="2.3.0"))
     assert rec.commands == (
-        "/v/bin/python -m pip install onnxruntime-qnn==2.3.0 'onnxruntime>=1.24.2,<1.28'",
+        "/v/bin/python -m pip install onnxruntime-qnn==2.3.0 'onnxruntime>=1.24.2,<1.28.0'",
     )
 
 

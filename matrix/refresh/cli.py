@@ -206,6 +206,9 @@ def main(argv: Sequence[str] | None = None, *, stderr: TextIO | None = None) -> 
         log.info(f"error in {filename}: {message}")
     log.info(result.stats.summary())
     current = _current(output, log)
+    from .companions import carry_over  # the companion experiments' rows stay
+
+    carry_over(current, result.document)
     dropped = shrinkage(current, result.document) if current is not None else []
     if dropped and not args.allow_shrink:
         shown = "; ".join(dropped[:10]) + (

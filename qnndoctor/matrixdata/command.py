@@ -201,6 +201,18 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if matrix is None:
         return exitcodes.COULD_NOT_CHECK
     rows = list(releases_summary(matrix.releases))
+    from .companions import proven
+
+    measured = [
+        {
+            "version": str(r.version),
+            "pin": m.pin,
+            "text": m.text,
+            "rows": [dict(c) for c in r.companions],
+        }
+        for r in matrix.releases.releases
+        if (m := proven(r)) is not None
+    ]
     if args.json:
         _dump(
             {
@@ -217,6 +229,7 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     }
                     for i in matrix.releases.known_issues
                 ],
+                "companion_evidence": measured,
             },
             out,
         )
@@ -226,6 +239,11 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if generated:
         out.write(f"generated {generated} by {matrix.releases.provenance.get('tool')}\n")
     out.write(matrix_table(rows))
+    if measured:
+        out.write("companion experiments (the resolver's companion pins come from these):\n")
+    for item in measured:
+        pin = f"; installs with {item['pin']}" if item["pin"] else ""
+        out.write(f"  {item['version']}: {item['text']}{pin}\n")
     return exitcodes.OK
 
 

@@ -80,6 +80,8 @@ class Release:
     version: Version
     era: str
     raw_files: tuple[Mapping[str, Any], ...] = field(repr=False, compare=False)
+    # The companion experiments' rows (matrix/refresh/companions.py), as read.
+    companions: tuple[Mapping[str, Any], ...] = field(default=(), repr=False, compare=False)
 
     @functools.cached_property
     def files(self) -> tuple[WheelFile, ...]:
@@ -215,7 +217,7 @@ def compact_document(releases: Mapping[str, Any]) -> dict[str, Any]:
         "provenance": releases.get("provenance"),
         "releases": [
             {
-                **{key: entry[key] for key in ("version", "era") if key in entry},
+                **{key: entry[key] for key in ("version", "era", "companions") if key in entry},
                 "files": [compact_file(f) for f in entry.get("files") or ()],
             }
             for entry in releases["releases"]
@@ -258,6 +260,9 @@ def parse(
                         or ("plugin-2.x" if version.major >= 2 else "monolithic-1.x")
                     ),
                     raw_files=tuple(entry.get("files") or ()),
+                    companions=tuple(
+                        c for c in entry.get("companions") or () if isinstance(c, dict)
+                    ),
                 )
             )
         known = tuple(_issue(e) for e in (issues or {}).get("issues") or ())

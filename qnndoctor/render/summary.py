@@ -325,6 +325,7 @@ def recommendation_lines(report: dict[str, Any]) -> list[str]:
             f"  better: {a['change']} -> onnxruntime-qnn {a['version']}"
             for a in rec.get("alternatives", [])
         ]
+        lines += [f"  measured: {e['text']}" for e in rec.get("local_evidence", [])[:5]]
         return lines
     if status == "nothing-fits":
         lines = ["no onnxruntime-qnn release works for this interpreter"]
