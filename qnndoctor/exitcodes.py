@@ -48,6 +48,13 @@ MEANINGS: dict[str, tuple[tuple[int, str], ...]] = {
         (FINDINGS, "not fixed (dry run with steps, refused, rolled back, interrupted)"),
         (USAGE, "usage error"),
     ),
+    "bisect": (
+        (OK, "a pair passed"),
+        (FINDINGS, "no pair passed"),
+        (USAGE, "usage error"),
+        (COULD_NOT_CHECK, "could not bisect (target, matrix or venv creation failed)"),
+        (130, "interrupted (every throwaway venv removed)"),
+    ),
 }
 
 

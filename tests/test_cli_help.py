@@ -102,7 +102,7 @@ def _readme_codes(command: str) -> set[int]:
     below = section[section.index("\n\n", section.rindex("\n|")) :]  # after the table
     sentence = re.search(rf"`{command}[^`]*`: (.*?)(?=`[a-z ]+`: |\Z)", below, re.S)
     assert sentence is not None, f"the README's exit codes say nothing of `{command}`"
-    codes |= {int(code) for code in re.findall(r"(?<![\w.-])([0-3])(?= [a-z(])", sentence[1])}
+    codes |= {int(code) for code in re.findall(r"(?<![\w.-])([0-3]|130)(?= [a-z(])", sentence[1])}
     if sentence[1].startswith("as `check`"):
         codes |= _readme_codes("check")
     return codes

@@ -27,7 +27,8 @@ def add_parser(sub: Any) -> None:
         "bisect",
         help="find the onnxruntime-qnn + onnxruntime pair that works here, by experiment",
         description="Each pair is installed into a throwaway venv made by the target's base "
-        "interpreter and runs the real smoke session there; the target is never changed.",
+        "interpreter and runs the real smoke session there; the target is never changed. "
+        + exitcodes.described("bisect"),
     )
     bisect.add_argument("--python", metavar="PATH|auto", help="the interpreter to find a pair for")
     bisect.add_argument(
@@ -56,7 +57,12 @@ def add_parser(sub: Any) -> None:
         metavar="DIR",
         help="install only from this wheelhouse (pip --no-index --find-links DIR): offline",
     )
-    bisect.add_argument("--backend", choices=("htp", "gpu", "cpu"), default="htp")
+    bisect.add_argument(
+        "--backend",
+        choices=("htp", "gpu", "cpu"),
+        default="htp",
+        help="QNN backend for each pair's smoke session (default htp)",
+    )
     bisect.add_argument(
         "--smoke-timeout", type=float, default=60.0, metavar="SECONDS", help="per session (60)"
     )
@@ -182,7 +188,7 @@ def run_bisect_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
         out.write(for_stream(document, out) + "\n")
     else:
         render_text(document, out)
-    return 0 if result.best is not None else 1
+    return exitcodes.OK if result.best is not None else exitcodes.FINDINGS
 
 
 def render_text(doc: dict[str, Any], out: TextIO) -> None:
