@@ -1,0 +1,392 @@
+"""Read a Python source's use of onnxruntime / the QNN EP into events (ast,
+never executed). Statements are followed in order within each scope, so a
+dict built, updated and then passed is seen with its updates; names are
+looked up in the function, then the module."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from .events import (
+    AttrSet,
+    CallSeen,
+    Compile,
+    ConfigEntry,
+    EpNameFilter,
+    Event,
+    FileFacts,
+    Loc,
+    ProviderOptions,
+    ProvidersByName,
+    Registration,
+)
+from .values import UNKNOWN, Ref, Scope, call_name, dotted, known_str
+
+QNN_NAMES = frozenset({"QNNExecutionProvider", "QNN", "qnn"})
+# A file with none of these cannot hold anything a rule looks at.
+TRIGGERS = (
+    "onnxruntime",
+    "SessionOptions",
+    "InferenceSession",
+    "QNN",
+    "qnn",
+    "ModelCompiler",
+    "quantiz",
+    "RunOptions",
+    "provider",
+)
+_SEEN_CALLS = frozenset(
+    {
+        "get_qnn_qdq_config",
+        "quantize_static",
+        "quantize_dynamic",
+        "quantize",
+        "get_profiling_start_time_ns",
+        "end_profiling",
+        "run",
+        "run_async",
+        "set_provider_selection_policy",
+    }
+)
+_EP_ADDERS = frozenset(
+    {"add_provider_for_devices", "append_execution_provider", "append_execution_provider_v2", "add_provider"}
+)
+
+
+def _loc(node: ast.AST) -> Loc:
+    return Loc(getattr(node, "lineno", 0), getattr(node, "col_offset", -1) + 1)
+
+
+def _kw(node: ast.Call, name: str) -> ast.expr | None:
+    for keyword in node.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    return None
+
+
+def _arg(node: ast.Call, index: int, name: str) -> ast.expr | None:
+    if len(node.args) > index and not isinstance(node.args[index], ast.Starred):
+        return node.args[index]
+    return _kw(node, name)
+
+
+def _provider_name(entry: Any) -> str | None:
+    if known_str(entry):
+        return str(entry)
+    if isinstance(entry, tuple) and entry and known_str(entry[0]):
+        return str(entry[0])
+    return None
+
+
+def _key_locs(node: ast.expr | None) -> dict[str, Loc]:
+    if isinstance(node, ast.Dict):
+        return {k.value: _loc(k) for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+    return {}
+
+
+class Reader:
+    def __init__(self, tree: ast.Module) -> None:
+        self.events: list[Event] = []
+        self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {
+            n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
+        self.module = Scope()
+        self._dict_nodes: dict[int, ast.expr] = {}  # id(dict value) -> the literal it came from
+
+    # -- scopes and statements ------------------------------------------------
+    def body(self, statements: list[ast.stmt], scope: Scope) -> None:
+        for statement in statements:
+            self.statement(statement, scope)
+
+    def statement(self, node: ast.stmt, scope: Scope) -> None:  # noqa: C901 (one dispatch)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inner = Scope(self.module)
+            for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+                self.expressions(default, scope)
+            self.body(node.body, inner)
+            return
+        if isinstance(node, ast.ClassDef):
+            self.body(node.body, Scope(self.module))
+            return
+        if isinstance(node, ast.Assign):
+            value = self.expressions(node.value, scope)
+            for target in node.targets:
+                self.bind(target, node.value, value, scope)
+            return
+        if isinstance(node, ast.AnnAssign) and node.value is not None:
+            value = self.expressions(node.value, scope)
+            self.bind(node.target, node.value, value, scope)
+            return
+        if isinstance(node, ast.AugAssign):
+            self.expressions(node.value, scope)
+            if isinstance(node.target, ast.Name):
+                scope.names[node.target.id] = UNKNOWN
+            return
+        if isinstance(node, (ast.If, ast.While)):
+            self.expressions(node.test, scope)
+            self.body(node.body, scope)
+            self.body(node.orelse, scope)
+            return
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            self.expressions(node.iter, scope)
+            if isinstance(node.target, ast.Name):
+                scope.names[node.target.id] = UNKNOWN
+            self.body(node.body, scope)
+            self.body(node.orelse, scope)
+            return
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                value = self.expressions(item.context_expr, scope)
+                if item.optional_vars is not None:
+                    self.bind(item.optional_vars, item.context_expr, value, scope)
+            self.body(node.body, scope)
+            return
+        if isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+            self.body(node.body, scope)  # type: ignore[attr-defined]
+            for handler in node.handlers:  # type: ignore[attr-defined]
+                self.body(handler.body, scope)
+            self.body(node.orelse, scope)  # type: ignore[attr-defined]
+            self.body(node.finalbody, scope)  # type: ignore[attr-defined]
+            return
+        if isinstance(node, ast.Match):
+            self.expressions(node.subject, scope)
+            for case in node.cases:
+                self.body(case.body, scope)
+            return
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.expressions(child, scope)
+
+    def bind(self, target: ast.expr, source: ast.expr, value: Any, scope: Scope) -> None:
+        if isinstance(target, ast.Name):
+            scope.names[target.id] = value
+            if isinstance(value, dict):
+                self._dict_nodes[id(value)] = source
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            container = scope.lookup(target.value.id)
+            key = scope.evaluate(target.slice)
+            if isinstance(container, dict) and isinstance(key, (str, int)):
+                container[key] = value
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            owner = scope.lookup(target.value.id)
+            if isinstance(owner, Ref) and owner.kind in ("session", "run"):
+                event = AttrSet(owner.kind, target.attr, value, _loc(target), id(owner))
+                owner.state.setdefault("attrs", {})[target.attr] = value
+                self.events.append(event)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                if isinstance(element, ast.Name):
+                    scope.names[element.id] = UNKNOWN
+
+    # -- expressions ----------------------------------------------------------
+    def expressions(self, node: ast.expr, scope: Scope) -> Any:
+        """Visit the calls and comparisons inside ``node`` (inner first) and
+        return ``node``'s value (a Ref for a tracked constructor)."""
+        result: Any = UNKNOWN
+        for child in ast.walk(node):
+            if isinstance(child, ast.Compare):
+                self.compare(child, scope)
+        calls = [c for c in ast.walk(node) if isinstance(c, ast.Call)]
+        for call in reversed(calls):  # innermost first
+            made = self.call(call, scope)
+            if call is node:
+                result = made
+        if result is UNKNOWN and not isinstance(node, ast.Call):
+            result = scope.evaluate(node)
+        return result
+
+    def compare(self, node: ast.Compare, scope: Scope) -> None:
+        sides = [node.left, *node.comparators]
+        if not any(isinstance(s, ast.Attribute) and s.attr == "ep_name" for s in sides):
+            return
+        for side in sides:
+            value = scope.evaluate(side)
+            if known_str(value):
+                self.events.append(EpNameFilter(str(value), _loc(side)))
+
+    def call(self, node: ast.Call, scope: Scope) -> Any:  # noqa: C901 (one dispatch)
+        name = call_name(node)
+        receiver: Any = UNKNOWN
+        if isinstance(node.func, ast.Attribute):
+            receiver = scope.evaluate(node.func.value)
+            if not isinstance(receiver, Ref) and isinstance(node.func.value, ast.Name):
+                receiver = scope.lookup(node.func.value.id)
+        owner = id(receiver) if isinstance(receiver, Ref) else 0
+        loc = _loc(node)
+        if name == "SessionOptions":
+            return Ref("session", node)
+        if name == "RunOptions":
+            return Ref("run", node)
+        if name in ("add_session_config_entry", "add_run_config_entry") and len(node.args) >= 2:
+            kind = "session" if name == "add_session_config_entry" else "run"
+            key = scope.evaluate(node.args[0])
+            if known_str(key):
+                value = scope.evaluate(node.args[1])
+                if isinstance(receiver, Ref):
+                    receiver.state.setdefault("entries", {})[key] = value
+                self.events.append(ConfigEntry(kind, str(key), value, loc, owner))
+            return UNKNOWN
+        if name in _EP_ADDERS:
+            if isinstance(receiver, Ref):
+                receiver.state["has_ep"] = True
+            options_node = _arg(node, 1, "provider_options") if name == "add_provider_for_devices" else None
+            if name in ("append_execution_provider_v2",):
+                options_node = _arg(node, 2, "ep_options")
+            if name == "add_provider" and len(node.args) >= 2:
+                provider = scope.evaluate(node.args[0])
+                if known_str(provider) and provider in QNN_NAMES:
+                    options_node = node.args[1]
+            self._options(options_node, scope, loc, name)
+            if name == "add_provider_for_devices":
+                self.events.append(CallSeen(name, loc, (), {}, owner))
+            return UNKNOWN
+        if name == "set_provider_selection_policy":
+            if isinstance(receiver, Ref):
+                receiver.state["has_ep"] = True
+            self.events.append(CallSeen(name, loc, (), {}, owner))
+            return UNKNOWN
+        if name == "register_execution_provider_library":
+            self.events.append(
+                Registration(scope.evaluate(_arg(node, 0, "registration_name")), scope.evaluate(_arg(node, 1, "path")), loc)
+            )
+            return UNKNOWN
+        if name == "InferenceSession":
+            self._providers(_kw(node, "providers"), _kw(node, "provider_options"), scope, loc, "providers=")
+            if len(node.args) >= 3:
+                self._providers(node.args[2], _arg(node, 3, "provider_options"), scope, loc, "providers=")
+            session = Ref("inference", node)
+            return session
+        if name == "set_providers":
+            self._providers(_arg(node, 0, "providers"), _arg(node, 1, "provider_options"), scope, loc, "set_providers")
+            return UNKNOWN
+        if name == "set_provider_option" and len(node.args) >= 3:  # onnxruntime-genai Config
+            provider = scope.evaluate(node.args[0])
+            key = scope.evaluate(node.args[1])
+            if known_str(provider) and str(provider).lower() in ("qnn", "qnnexecutionprovider") and known_str(key):
+                value = scope.evaluate(node.args[2])
+                self.events.append(ProviderOptions({str(key): value}, loc, "set_provider_option", {str(key): _loc(node.args[1])}))
+            return UNKNOWN
+        if name == "ModelCompiler":
+            so_node = _arg(node, 0, "sess_options")
+            so = scope.evaluate(so_node)
+            compiler = Ref("compiler", node)
+            has_ep = bool(so.state.get("has_ep")) if isinstance(so, Ref) and so.kind == "session" else None
+            if isinstance(so_node, ast.Call) and call_name(so_node) == "SessionOptions":
+                has_ep = False
+            entries = tuple(so.state.get("entries", {})) if isinstance(so, Ref) else ()
+            compiler.state.update(
+                has_ep=has_ep,
+                entries=entries,
+                model=scope.evaluate(_arg(node, 1, "input_model_path_or_bytes")),
+                embed=scope.evaluate(_kw(node, "embed_compiled_data_into_model")),
+                flags=scope.evaluate(_kw(node, "flags")),
+            )
+            self.events.append(self._compile(compiler, "ModelCompiler", loc, UNKNOWN))
+            return compiler
+        if name in ("compile_to_file", "compile_to_bytes", "compile_to_stream") and isinstance(receiver, Ref):
+            if receiver.kind == "compiler":
+                output = scope.evaluate(_arg(node, 0, "output_model_path")) if name == "compile_to_file" else UNKNOWN
+                self.events.append(self._compile(receiver, name, loc, output))
+            return UNKNOWN
+        if name in _SEEN_CALLS:
+            args = tuple(scope.evaluate(a) for a in node.args)
+            kwargs = {k.arg: scope.evaluate(k.value) for k in node.keywords if k.arg}
+            extra: dict[str, Any] = {}
+            if name == "run_async" and len(node.args) >= 3 and isinstance(node.args[2], ast.Name):
+                extra["callback"] = self.functions.get(node.args[2].id)
+            if name == "run" and receiver is UNKNOWN and not isinstance(node.func, ast.Attribute):
+                return UNKNOWN
+            self.events.append(CallSeen(name, loc, args, kwargs, owner, extra))
+            return UNKNOWN
+        if name == "update" and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            target = scope.lookup(node.func.value.id)
+            if isinstance(target, dict):
+                if node.args:
+                    more = scope.evaluate(node.args[0])
+                    if isinstance(more, dict):
+                        target.update(more)
+                    else:
+                        target["\0partial"] = True
+                for keyword in node.keywords:
+                    if keyword.arg:
+                        target[keyword.arg] = scope.evaluate(keyword.value)
+            return UNKNOWN
+        return UNKNOWN
+
+    # -- helpers ----------------------------------------------------------------
+    def _compile(self, compiler: Ref, method: str, loc: Loc, output: Any) -> Compile:
+        state = compiler.state
+        return Compile(
+            loc=loc,
+            method=method,
+            has_ep=state["has_ep"],
+            session_entries=state["entries"],
+            input_model=state["model"],
+            output=output,
+            embed=state["embed"],
+            flags=state["flags"],
+        )
+
+    def _options(self, node: ast.expr | None, scope: Scope, loc: Loc, via: str) -> None:
+        if node is None:
+            return
+        value = scope.evaluate(node)
+        if not isinstance(value, dict):
+            return
+        source = node if isinstance(node, ast.Dict) else self._dict_nodes.get(id(value))
+        clean = {k: v for k, v in value.items() if isinstance(k, str) and not k.startswith("\0")}
+        self.events.append(
+            ProviderOptions(clean, _loc(node) if node else loc, via, _key_locs(source), partial="\0partial" in value)
+        )
+
+    def _providers(
+        self, providers_node: ast.expr | None, options_node: ast.expr | None, scope: Scope, loc: Loc, via: str
+    ) -> None:
+        if providers_node is None:
+            return
+        providers = scope.evaluate(providers_node)
+        if not isinstance(providers, (list, tuple)):
+            return
+        options = scope.evaluate(options_node) if options_node is not None else UNKNOWN
+        for index, entry in enumerate(providers):
+            if _provider_name(entry) != "QNNExecutionProvider":
+                continue
+            self.events.append(ProvidersByName(_loc(providers_node), via))
+            item_node: ast.expr | None = None
+            if isinstance(entry, tuple) and len(entry) >= 2:
+                if isinstance(providers_node, (ast.List, ast.Tuple)) and isinstance(providers_node.elts[index], ast.Tuple):
+                    item_node = providers_node.elts[index].elts[1]  # type: ignore[attr-defined]
+                    self._options(item_node, scope, loc, via)
+                elif isinstance(entry[1], dict):
+                    self._emit_dict(entry[1], loc, via)
+            elif isinstance(options, (list, tuple)) and index < len(options):
+                if isinstance(options_node, (ast.List, ast.Tuple)) and index < len(options_node.elts):
+                    self._options(options_node.elts[index], scope, loc, via)
+                elif isinstance(options[index], dict):
+                    self._emit_dict(options[index], loc, via)
+
+    def _emit_dict(self, value: dict[Any, Any], loc: Loc, via: str) -> None:
+        source = self._dict_nodes.get(id(value))
+        clean = {k: v for k, v in value.items() if isinstance(k, str) and not k.startswith("\0")}
+        self.events.append(ProviderOptions(clean, loc, via, _key_locs(source), partial="\0partial" in value))
+
+
+def file_facts(text: str, base_dir: str | None) -> FileFacts:
+    return FileFacts(
+        mentions_qnn="qnn" in text.lower(),
+        uses_plugin="onnxruntime_qnn" in text or "register_execution_provider_library" in text,
+        enables_profiling="enable_profiling" in text,
+        uses_qnn_config="get_qnn_qdq_config" in text,
+        base_dir=base_dir,
+    )
+
+
+def read_python(tree: ast.Module) -> list[Event]:
+    reader = Reader(tree)
+    reader.body(tree.body, reader.module)
+    return reader.events
+
+
+def dotted_name(node: ast.AST) -> str | None:
+    return dotted(node)
