@@ -240,6 +240,8 @@ class Checker:
             callback = event.extra.get("callback")
             if callback is not None and _resolves_future(callback):
                 self.add("QND046", f"callback {callback.name}() calls set_result/set_exception from onnxruntime's thread", event.loc)
+        elif name in ("bind_input", "bind_output") and event.extra.get("pointer"):
+            self.add("QND047", f"{event.extra['pointer']} points at an array that is not C-contiguous", event.loc)
         elif name == "set_provider_selection_policy" and event.owner:
             policy_owners.add(event.owner)
             if event.owner in device_owners:
@@ -279,6 +281,30 @@ class Checker:
                          event.loc)
 
 
+def _sharing(self: Checker, events: list[Event]) -> None:
+    """ctx-054 / ctx-019: the ep.* sharing keys across the file's SessionOptions."""
+    entries: dict[int, dict[str, Any]] = {}
+    for event in events:
+        if isinstance(event, ConfigEntry) and event.kind == "session" and event.owner:
+            entries.setdefault(event.owner, {})[event.key] = (as_option_text(event.value), event.loc)
+    sharing = any(e.get("ep.share_ep_contexts", (None,))[0] == "1" for e in entries.values())
+    if not sharing:
+        return
+    prefixes: dict[str, int] = {}
+    for owner, table in entries.items():
+        prefix = table.get("ep.context_node_name_prefix")
+        if prefix and prefix[0]:
+            if prefix[0] in prefixes and prefixes[prefix[0]] != owner:
+                self.add("QND054", f"ep.context_node_name_prefix={prefix[0]!r} is given to two models", prefix[1])
+            prefixes.setdefault(prefix[0], owner)
+    created = [e for e in events if isinstance(e, CallSeen) and e.name == "InferenceSession" and e.owner in entries]
+    for index, session in enumerate(created):
+        stop = entries[session.owner].get("ep.stop_share_ep_contexts")
+        later = [s for s in created[index + 1 :] if entries[s.owner].get("ep.share_ep_contexts", (None,))[0] == "1"]
+        if stop and stop[0] == "1" and later:
+            self.add("QND055", f"this session stops sharing but the session at line {later[0].loc.line} shares after it", stop[1])
+
+
 def _resolves_future(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     for node in ast.walk(function):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("set_result", "set_exception"):
@@ -303,4 +329,5 @@ def judge(events: list[Event], knowledge: Knowledge, target: Target, facts: File
         elif isinstance(event, Compile):
             checker.compile(event)
     checker.plugin(events)
+    _sharing(checker, events)
     return checker.found

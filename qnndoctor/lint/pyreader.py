@@ -47,8 +47,11 @@ _SEEN_CALLS = frozenset(
         "run",
         "run_async",
         "set_provider_selection_policy",
+        "bind_input",
+        "bind_output",
     }
 )
+NOT_C_ORDER = "<array not in C order>"
 _EP_ADDERS = frozenset(
     {"add_provider_for_devices", "append_execution_provider", "append_execution_provider_v2", "add_provider"}
 )
@@ -93,6 +96,7 @@ class Reader:
         }
         self.module = Scope()
         self._dict_nodes: dict[int, ast.expr] = {}  # id(dict value) -> the literal it came from
+        self._made: dict[int, Ref] = {}  # id(call node) -> what it made (chained calls)
 
     # -- scopes and statements ------------------------------------------------
     def body(self, statements: list[ast.stmt], scope: Scope) -> None:
@@ -129,6 +133,8 @@ class Reader:
             self.body(node.orelse, scope)
             return
         if isinstance(node, (ast.For, ast.AsyncFor)):
+            if self._unrolled(node, scope):
+                return
             self.expressions(node.iter, scope)
             if isinstance(node.target, ast.Name):
                 scope.names[node.target.id] = UNKNOWN
@@ -158,8 +164,36 @@ class Reader:
             if isinstance(child, ast.expr):
                 self.expressions(child, scope)
 
+    def _unrolled(self, node: ast.For | ast.AsyncFor, scope: Scope) -> bool:
+        """``for k, v in CONFIG.items(): so.add_session_config_entry(k, v)``
+        over a known dict (up to 64 entries): the body once per entry."""
+        it = node.iter
+        if not (
+            isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Attribute)
+            and it.func.attr == "items"
+            and not it.args
+            and isinstance(node.target, ast.Tuple)
+            and len(node.target.elts) == 2
+            and all(isinstance(e, ast.Name) for e in node.target.elts)
+        ):
+            return False
+        table = scope.evaluate(it.func.value)
+        if not isinstance(table, dict) or "\0partial" in table or len(table) > 64:
+            return False
+        key_name, value_name = (e.id for e in node.target.elts)  # type: ignore[attr-defined]
+        for key, value in list(table.items()):
+            scope.names[key_name] = key
+            scope.names[value_name] = value
+            self.body(node.body, scope)
+        scope.names[key_name] = scope.names[value_name] = UNKNOWN
+        self.body(node.orelse, scope)
+        return True
+
     def bind(self, target: ast.expr, source: ast.expr, value: Any, scope: Scope) -> None:
         if isinstance(target, ast.Name):
+            if _not_c_order(source):
+                value = NOT_C_ORDER
             scope.names[target.id] = value
             if isinstance(value, dict):
                 self._dict_nodes[id(value)] = source
@@ -190,6 +224,8 @@ class Reader:
         calls = [c for c in ast.walk(node) if isinstance(c, ast.Call)]
         for call in reversed(calls):  # innermost first
             made = self.call(call, scope)
+            if isinstance(made, Ref):
+                self._made[id(call)] = made
             if call is node:
                 result = made
         if result is UNKNOWN and not isinstance(node, ast.Call):
@@ -210,7 +246,9 @@ class Reader:
         receiver: Any = UNKNOWN
         if isinstance(node.func, ast.Attribute):
             receiver = scope.evaluate(node.func.value)
-            if not isinstance(receiver, Ref) and isinstance(node.func.value, ast.Name):
+            if isinstance(node.func.value, ast.Call):
+                receiver = self._made.get(id(node.func.value), UNKNOWN)
+            elif not isinstance(receiver, Ref) and isinstance(node.func.value, ast.Name):
                 receiver = scope.lookup(node.func.value.id)
         owner = id(receiver) if isinstance(receiver, Ref) else 0
         loc = _loc(node)
@@ -252,6 +290,8 @@ class Reader:
             )
             return UNKNOWN
         if name == "InferenceSession":
+            so = scope.evaluate(_arg(node, 1, "sess_options"))
+            self.events.append(CallSeen(name, loc, (), {}, id(so) if isinstance(so, Ref) else 0))
             self._providers(_kw(node, "providers"), _kw(node, "provider_options"), scope, loc, "providers=")
             if len(node.args) >= 3:
                 self._providers(node.args[2], _arg(node, 3, "provider_options"), scope, loc, "providers=")
@@ -295,6 +335,11 @@ class Reader:
             extra: dict[str, Any] = {}
             if name == "run_async" and len(node.args) >= 3 and isinstance(node.args[2], ast.Name):
                 extra["callback"] = self.functions.get(node.args[2].id)
+            if name in ("bind_input", "bind_output"):
+                for arg in node.args:
+                    text = dotted(arg) or ""
+                    if text.endswith(".ctypes.data") and scope.lookup(text.split(".")[0]) == NOT_C_ORDER:
+                        extra["pointer"] = text
             if name == "run" and receiver is UNKNOWN and not isinstance(node.func, ast.Attribute):
                 return UNKNOWN
             self.events.append(CallSeen(name, loc, args, kwargs, owner, extra))
@@ -370,6 +415,18 @@ class Reader:
         source = self._dict_nodes.get(id(value))
         clean = {k: v for k, v in value.items() if isinstance(k, str) and not k.startswith("\0")}
         self.events.append(ProviderOptions(clean, loc, via, _key_locs(source), partial="\0partial" in value))
+
+
+def _not_c_order(node: ast.expr) -> bool:
+    """``np.asfortranarray(x)``, ``x.T``, ``np.array(x, order='F')``."""
+    if isinstance(node, ast.Attribute) and node.attr == "T":
+        return True
+    if isinstance(node, ast.Call):
+        if call_name(node) == "asfortranarray":
+            return True
+        order = _kw(node, "order")
+        return isinstance(order, ast.Constant) and order.value == "F"
+    return False
 
 
 def file_facts(text: str, base_dir: str | None) -> FileFacts:
