@@ -47,11 +47,12 @@ class Target:
     version: str  # the onnxruntime-qnn version judged
     data_release: str  # the release whose data stands for it
     plugin: bool  # 2.x
+    explicit: bool = True  # the version was given (--python / --onnxruntime-qnn), not assumed
 
     @classmethod
     def of(cls, knowledge: Knowledge, version: str | None) -> Target:
         chosen = version or knowledge.newest()
-        return cls(chosen, knowledge.data_release(chosen), not chosen.startswith("1."))
+        return cls(chosen, knowledge.data_release(chosen), not chosen.startswith("1."), version is not None)
 
 
 def _near(key: str, keys: frozenset[str]) -> str | None:
@@ -70,6 +71,11 @@ class Checker:
         self.session_keys = knowledge.keys("session_config")
         self.run_keys = knowledge.keys("run_config")
         self.qnn_run_keys = knowledge.qnn_read("run_config")
+        # findings that hold only if their SessionOptions get the QNN EP (known at the end)
+        self.pending_qnn: list[tuple[int, str, str, Loc]] = []
+        self.qnn_owners: set[int] = set()
+        self.dynamic_outputs: list[tuple[str, Loc]] = []
+        self.model_inputs: set[str] = set()
 
     def add(self, code: str, message: str, loc: Loc, fix: str | None = None) -> None:
         self.found.append(Finding(code, message, fix or BY_CODE[code].fix, loc))
@@ -192,10 +198,12 @@ class Checker:
         if name in ("intra_op_num_threads", "inter_op_num_threads", "log_verbosity_level") and isinstance(value, int) \
                 and not isinstance(value, bool) and value < 0:
             self.add("QND040", f"{name} = {value}: a negative count is accepted and means nothing", event.loc)
-        elif name == "execution_mode" and isinstance(value, Dotted) and value.endswith("ORT_PARALLEL") and self.facts.mentions_qnn:
-            self.add("QND041", "execution_mode = ORT_PARALLEL has no effect on the QNN EP", event.loc)
-        elif name == "use_deterministic_compute" and value is True and self.facts.mentions_qnn:
-            self.add("QND041", "use_deterministic_compute = True has no effect on the QNN EP", event.loc)
+        elif name == "execution_mode" and isinstance(value, Dotted) and value.endswith("ORT_PARALLEL"):
+            self.pending_qnn.append((event.owner, "QND041", "execution_mode = ORT_PARALLEL has no effect on the QNN EP", event.loc))
+        elif name == "use_deterministic_compute" and value is True:
+            self.pending_qnn.append(
+                (event.owner, "QND041", "use_deterministic_compute = True has no effect on the QNN EP", event.loc)
+            )
         elif name == "profile_file_prefix" and known_str(value) and self.facts.base_dir is not None:
             folder = os.path.dirname(str(value))
             if folder and not os.path.isabs(folder) and not os.path.isdir(os.path.join(self.facts.base_dir, folder)):
@@ -219,8 +227,16 @@ class Checker:
             if activation is None or (isinstance(activation, Dotted) and activation.endswith(".QInt8")):
                 self.add("QND061", "quantize_static with its defaults (QInt8 activations) for the QNN EP", event.loc,
                          "build the config with get_qnn_qdq_config(model, reader) and quantize(model, out, config)")
-        elif name == "quantize_dynamic" and self.facts.mentions_qnn:
-            self.add("QND063", "quantize_dynamic in code that targets the QNN EP", event.loc)
+        elif name == "quantize_dynamic":
+            output = event.args[1] if len(event.args) > 1 else event.kwargs.get("model_output")
+            if known_str(output):
+                self.dynamic_outputs.append((str(output), event.loc))
+        elif name == "InferenceSession":
+            if event.extra.get("qnn") and event.owner:
+                self.qnn_owners.add(event.owner)
+            if event.extra.get("qnn") or self.facts.uses_plugin:
+                if event.args and known_str(event.args[0]):
+                    self.model_inputs.add(os.path.normpath(str(event.args[0])))
         elif name == "get_profiling_start_time_ns" and not self.facts.enables_profiling:
             self.add("QND044", "get_profiling_start_time_ns() without enable_profiling returns 0", event.loc)
         elif name == "end_profiling":
@@ -248,12 +264,15 @@ class Checker:
                 self.add("QND043", "set_provider_selection_policy on SessionOptions that also has explicit devices", event.loc)
         elif name == "add_provider_for_devices" and event.owner:
             device_owners.add(event.owner)
+            self.qnn_owners.add(event.owner)
             if event.owner in policy_owners:
                 self.add("QND043", "add_provider_for_devices on SessionOptions that also has a selection policy", event.loc)
 
     def compile(self, event: Compile) -> None:
         if event.method == "ModelCompiler":
-            if event.has_ep is False:
+            if known_str(event.input_model):
+                self.model_inputs.add(os.path.normpath(str(event.input_model)))
+            if event.has_ep is False and "ERROR_IF_NO_NODES_COMPILED" not in str(event.flags):
                 self.add("QND050", "ModelCompiler's SessionOptions have no EP added: nothing is compiled", event.loc)
             context = [k for k in event.session_entries if k in ("ep.context_enable", "ep.context_file_path", "ep.context_embed_mode")]
             if context:
@@ -264,12 +283,25 @@ class Checker:
             if os.path.normpath(str(event.output)) == os.path.normpath(str(event.input_model)):
                 self.add("QND052", f"compile_to_file({event.output!r}) is the input model's own path", event.loc)
 
+    def finish(self) -> None:
+        for owner, code, message, loc in self.pending_qnn:
+            if owner and owner in self.qnn_owners:
+                self.add(code, message, loc)
+        for output, loc in self.dynamic_outputs:
+            if os.path.normpath(output) in self.model_inputs:
+                self.add("QND063", f"quantize_dynamic writes {output!r}, which is then given to the QNN EP", loc)
+
     def plugin(self, events: list[Event]) -> None:
         registrations = [e for e in events if isinstance(e, Registration)]
         names = {str(r.name) for r in registrations if known_str(r.name)}
-        if len(names) > 1:
-            self.add("QND003", f"registered as {', '.join(sorted(map(repr, names)))}", registrations[-1].loc)
-        plugin = self.t.plugin or self.facts.uses_plugin or bool(registrations)
+        by_library: dict[str, set[str]] = {}
+        for registration in registrations:
+            if known_str(registration.name) and isinstance(registration.library, str):
+                by_library.setdefault(registration.library, set()).add(str(registration.name))
+        for library, registered in by_library.items():
+            if len(registered) > 1:
+                self.add("QND003", f"{library} registered as {', '.join(sorted(map(repr, registered)))}", registrations[-1].loc)
+        plugin = (self.t.plugin and self.t.explicit) or self.facts.uses_plugin or bool(registrations)
         for event in events:
             if isinstance(event, ProvidersByName) and plugin:
                 self.add("QND001", f"{event.via}['QNNExecutionProvider'] does not select the 2.x plugin EP: everything runs on the CPU",
@@ -328,6 +360,7 @@ def judge(events: list[Event], knowledge: Knowledge, target: Target, facts: File
             checker.call(event, policy_owners, device_owners, ends)
         elif isinstance(event, Compile):
             checker.compile(event)
+    checker.finish()
     checker.plugin(events)
     _sharing(checker, events)
     return checker.found

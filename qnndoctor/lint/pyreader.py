@@ -53,7 +53,13 @@ _SEEN_CALLS = frozenset(
 )
 NOT_C_ORDER = "<array not in C order>"
 _EP_ADDERS = frozenset(
-    {"add_provider_for_devices", "append_execution_provider", "append_execution_provider_v2", "add_provider"}
+    {
+        "add_provider_for_devices",
+        "append_execution_provider",
+        "append_execution_provider_v2",
+        "add_provider",
+        "set_provider_selection_policy_delegate",
+    }
 )
 
 
@@ -285,13 +291,20 @@ class Reader:
             self.events.append(CallSeen(name, loc, (), {}, owner))
             return UNKNOWN
         if name == "register_execution_provider_library":
-            self.events.append(
-                Registration(scope.evaluate(_arg(node, 0, "registration_name")), scope.evaluate(_arg(node, 1, "path")), loc)
-            )
+            library_node = _arg(node, 1, "path")
+            library = scope.evaluate(library_node)
+            if not known_str(library) and library_node is not None:
+                library = ast.unparse(library_node)  # the expression's text stands for it
+            self.events.append(Registration(scope.evaluate(_arg(node, 0, "registration_name")), library, loc))
             return UNKNOWN
         if name == "InferenceSession":
             so = scope.evaluate(_arg(node, 1, "sess_options"))
-            self.events.append(CallSeen(name, loc, (), {}, id(so) if isinstance(so, Ref) else 0))
+            providers = scope.evaluate(_kw(node, "providers") or (node.args[2] if len(node.args) >= 3 else None))
+            qnn = isinstance(providers, (list, tuple)) and any(
+                _provider_name(p) == "QNNExecutionProvider" for p in providers
+            )
+            model = scope.evaluate(_arg(node, 0, "path_or_bytes"))
+            self.events.append(CallSeen(name, loc, (model,), {}, id(so) if isinstance(so, Ref) else 0, {"qnn": qnn}))
             self._providers(_kw(node, "providers"), _kw(node, "provider_options"), scope, loc, "providers=")
             if len(node.args) >= 3:
                 self._providers(node.args[2], _arg(node, 3, "provider_options"), scope, loc, "providers=")
