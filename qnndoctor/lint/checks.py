@@ -302,10 +302,17 @@ class Checker:
             if len(registered) > 1:
                 self.add("QND003", f"{library} registered as {', '.join(sorted(map(repr, registered)))}", registrations[-1].loc)
         plugin = (self.t.plugin and self.t.explicit) or self.facts.uses_plugin or bool(registrations)
+        registered_here = self.facts.uses_plugin or bool(registrations)
         for event in events:
             if isinstance(event, ProvidersByName) and plugin:
-                self.add("QND001", f"{event.via}['QNNExecutionProvider'] does not select the 2.x plugin EP: everything runs on the CPU",
-                         event.loc)
+                if registered_here:
+                    message = f"{event.via}['QNNExecutionProvider'] after registering the 2.x plugin: the session runs on the CPU, nothing printed"
+                else:
+                    message = (
+                        f"with onnxruntime-qnn {self.t.version} (a 2.x plugin) {event.via}['QNNExecutionProvider'] does not "
+                        "select the plugin EP: the session runs on the CPU (silently once the plugin is registered)"
+                    )
+                self.add("QND001", message, event.loc)
             elif isinstance(event, EpNameFilter) and names and event.name not in names and event.name in (
                 "QNNExecutionProvider", "QNN", "qnn"
             ):

@@ -234,7 +234,7 @@ class Reader:
                 self._made[id(call)] = made
             if call is node:
                 result = made
-        if result is UNKNOWN and not isinstance(node, ast.Call):
+        if result is UNKNOWN:
             result = scope.evaluate(node)
         return result
 
