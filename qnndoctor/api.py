@@ -247,7 +247,8 @@ def check_options(
     htp_arch / soc_model that do not match it and FP16 precision on an HTP
     older than v73 are findings too. Nothing is imported from onnxruntime."""
     from .lint.rules import BY_CODE
-    from .lint.runtime import Machine, check_options as judge_options, machine_of_soc
+    from .lint.runtime import Machine, machine_of_soc
+    from .lint.runtime import check_options as judge_options
 
     machine: Machine | None = None
     if soc is not None:

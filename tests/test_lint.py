@@ -232,3 +232,15 @@ def test_check_options_against_the_chip() -> None:
     assert on_x_elite == []  # SC8380XP (Snapdragon X Elite): v73, QNN soc id 60 (matrix/socs.json)
     with pytest.raises(ValueError):
         qnndoctor.check_options(options, soc="no such chip")
+
+
+def test_docs_lint_md_is_current() -> None:
+    import sys
+
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        import regenerate_lint
+    finally:
+        sys.path.remove(str(ROOT / "docs"))
+    text = (ROOT / "docs" / "lint.md").read_text("utf-8")
+    assert regenerate_lint.render(text) == text, "run python docs/regenerate_lint.py"

@@ -146,7 +146,7 @@ def _stem_matches(ident: str, key: str) -> bool:
         return True
     # htp_graph_finalization_opt_mode_string ~ htp_graph_finalization_optimization_mode
     parts = base.split("_")
-    return len(parts) == len(words) and all(w.startswith(p) for p, w in zip(parts, words))
+    return len(parts) == len(words) and all(w.startswith(p) for p, w in zip(parts, words, strict=True))
 
 
 def extract_source(
@@ -266,7 +266,7 @@ def build(
     for release, wheel in wheels:
         strings = library_strings(wheel)
         sources.append({"release": release, "kind": "library-strings", "wheel": wheel.name})
-        for (kind, key), entry in options.items():
+        for (_kind, key), entry in options.items():
             if (entry["read_by_qnn_ep"] or key in candidates) and _in_strings(key, strings):
                 entry["in_library_strings"].append(release)
                 _add_release(entry, release)

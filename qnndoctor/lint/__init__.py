@@ -25,7 +25,7 @@ MAX_BYTES = 5 * 1024 * 1024
 _SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", "site-packages", ".tox", ".mypy_cache"})
 _IGNORE = re.compile(r"#\s*qnndoctor:\s*ignore(?:\[([A-Za-z0-9_,\s]+)\])?")
 
-__all__ = ["FileResult", "LintRun", "Finding", "Target", "lint_paths", "lint_text"]
+__all__ = ["FileResult", "Finding", "LintRun", "Target", "lint_paths", "lint_text"]
 
 
 @dataclass(frozen=True)
@@ -83,8 +83,8 @@ def lint_text(
             return FileResult(path, (), f"not valid Python: {exc.msg} (line {exc.lineno}, column {exc.offset})")
         except ValueError as exc:  # source with NUL bytes
             return FileResult(path, (), f"not valid Python: {exc}")
-        events = read_python(tree)
-        facts = file_facts(text, os.path.dirname(os.path.abspath(path)))
+        events = read_python(tree, text)
+        facts = file_facts(text, str(Path(path).resolve().parent))
     found = judge(events, knowledge, target, facts)
     lines = text.splitlines()
     kept = sorted((f for f in found if not _ignored(lines, f)), key=lambda f: (f.loc.line, f.loc.col, f.code))

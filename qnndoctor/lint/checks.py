@@ -7,6 +7,7 @@ import difflib
 import os
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path, PurePath
 from typing import Any
 
 from .events import (
@@ -112,8 +113,11 @@ class Checker:
             return
         if option.numeric:
             if not is_digits(text):
-                self.add("QND014", f"{key}={text!r} is not a number: the EP reads the leading digits (or none) with no message",
-                         loc, self._numeric_fix(key, text))
+                if option.values:  # compared as text with the arch numbers
+                    how = "the EP compares it with arch numbers such as '73': no match, the default is used, no message"
+                else:
+                    how = "the EP parses its leading digits ('8MB' reads as 8, 'SM8650' as nothing), no message"
+                self.add("QND014", f"{key}={text!r} is not a number: {how}", loc, self._numeric_fix(key, text))
             elif key == "vtcm_mb" and int(text) > MAX_VTCM_MB:
                 self.add("QND016", f"vtcm_mb={text!r}: no HTP has more than {MAX_VTCM_MB} MB of VTCM", loc)
             return
@@ -185,12 +189,14 @@ class Checker:
         if key in ("qnn.htp_perf_mode", "qnn.htp_perf_mode_post_run"):
             modes = self.k.get("provider_option", "htp_performance_mode")
             if modes is not None and modes.values and text not in modes.values:
-                self.add("QND032", f"{key}={text!r} is not a performance mode ({', '.join(modes.values)})", loc)
+                fix = f"'{text.lower()}' (lower case)" if text.lower() in modes.values else "one of " + ", ".join(modes.values)
+                self.add("QND032", f"{key}={text!r} is not a performance mode the EP compares with", loc, fix)
         elif key == "qnn.rpc_control_latency":
             if not is_digits(text):
-                self.add("QND032", f"qnn.rpc_control_latency={text!r}: std::stoul reads leading digits and wraps negatives", loc)
+                self.add("QND032", f"qnn.rpc_control_latency={text!r}: std::stoul reads the leading digits and wraps negatives", loc,
+                         "microseconds as digits only, e.g. '100'")
             elif int(text) > UINT32_MAX:
-                self.add("QND032", f"qnn.rpc_control_latency={text!r} is truncated to 32 bits", loc)
+                self.add("QND032", f"qnn.rpc_control_latency={text!r} is truncated to 32 bits", loc, f"at most '{UINT32_MAX}'")
 
     # -- attributes ---------------------------------------------------------------------
     def attr(self, event: AttrSet) -> None:
@@ -205,10 +211,10 @@ class Checker:
                 (event.owner, "QND041", "use_deterministic_compute = True has no effect on the QNN EP", event.loc)
             )
         elif name == "profile_file_prefix" and known_str(value) and self.facts.base_dir is not None:
-            folder = os.path.dirname(str(value))
-            if folder and not os.path.isabs(folder) and not os.path.isdir(os.path.join(self.facts.base_dir, folder)):
+            folder = PurePath(str(value)).parent
+            if str(folder) != "." and not folder.is_absolute() and not (Path(self.facts.base_dir) / folder).is_dir():
                 self.add("QND042", f"profile_file_prefix={value!r}: the folder '{folder}' does not exist here", event.loc,
-                         f"os.makedirs({folder!r}, exist_ok=True) before the session")
+                         f"os.makedirs({str(folder)!r}, exist_ok=True) before the session")
 
     # -- calls ----------------------------------------------------------------------------
     def call(self, event: CallSeen, policy_owners: set[int], device_owners: set[int], ends: Counter[int]) -> None:
@@ -234,9 +240,8 @@ class Checker:
         elif name == "InferenceSession":
             if event.extra.get("qnn") and event.owner:
                 self.qnn_owners.add(event.owner)
-            if event.extra.get("qnn") or self.facts.uses_plugin:
-                if event.args and known_str(event.args[0]):
-                    self.model_inputs.add(os.path.normpath(str(event.args[0])))
+            if (event.extra.get("qnn") or self.facts.uses_plugin) and event.args and known_str(event.args[0]):
+                self.model_inputs.add(os.path.normpath(str(event.args[0])))
         elif name == "get_profiling_start_time_ns" and not self.facts.enables_profiling:
             self.add("QND044", "get_profiling_start_time_ns() without enable_profiling returns 0", event.loc)
         elif name == "end_profiling":
@@ -279,8 +284,12 @@ class Checker:
                 self.add("QND053", f"{', '.join(context)} on the compiler's SessionOptions are ignored", event.loc)
         elif event.method == "compile_to_bytes" and event.embed is not True:
             self.add("QND051", "compile_to_bytes() without embed_compiled_data_into_model=True", event.loc)
-        elif event.method == "compile_to_file" and known_str(event.output) and known_str(event.input_model):
-            if os.path.normpath(str(event.output)) == os.path.normpath(str(event.input_model)):
+        elif (
+            event.method == "compile_to_file"
+            and known_str(event.output)
+            and known_str(event.input_model)
+            and os.path.normpath(str(event.output)) == os.path.normpath(str(event.input_model))
+        ):
                 self.add("QND052", f"compile_to_file({event.output!r}) is the input model's own path", event.loc)
 
     def finish(self) -> None:

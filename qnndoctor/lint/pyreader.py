@@ -6,6 +6,7 @@ looked up in the function, then the module."""
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 from .events import (
@@ -52,6 +53,12 @@ _SEEN_CALLS = frozenset(
     }
 )
 NOT_C_ORDER = "<array not in C order>"
+# A statement whose text has none of these holds no call or comparison a
+# rule reads: its calls are not visited (its value is still evaluated).
+_INTERESTING = re.compile(
+    r"SessionOptions|RunOptions|_config_entry|provider|InferenceSession|ModelCompiler|compile_to_|"
+    r"quantiz|qnn|profiling|\brun(?:_async)?\s*\(|\.update\s*\(|bind_(?:input|output)|ep_name"
+)
 _EP_ADDERS = frozenset(
     {
         "add_provider_for_devices",
@@ -95,7 +102,8 @@ def _key_locs(node: ast.expr | None) -> dict[str, Loc]:
 
 
 class Reader:
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, lines: list[str] | None = None) -> None:
+        self.lines = lines
         self.events: list[Event] = []
         self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {
             n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -109,7 +117,7 @@ class Reader:
         for statement in statements:
             self.statement(statement, scope)
 
-    def statement(self, node: ast.stmt, scope: Scope) -> None:  # noqa: C901 (one dispatch)
+    def statement(self, node: ast.stmt, scope: Scope) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             inner = Scope(self.module)
             for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
@@ -224,10 +232,16 @@ class Reader:
         """Visit the calls and comparisons inside ``node`` (inner first) and
         return ``node``'s value (a Ref for a tracked constructor)."""
         result: Any = UNKNOWN
+        if self.lines is not None:
+            end = getattr(node, "end_lineno", None) or node.lineno
+            if not _INTERESTING.search("\n".join(self.lines[node.lineno - 1 : end])):
+                return scope.evaluate(node)
+        calls: list[ast.Call] = []
         for child in ast.walk(node):
-            if isinstance(child, ast.Compare):
+            if isinstance(child, ast.Call):
+                calls.append(child)
+            elif isinstance(child, ast.Compare):
                 self.compare(child, scope)
-        calls = [c for c in ast.walk(node) if isinstance(c, ast.Call)]
         for call in reversed(calls):  # innermost first
             made = self.call(call, scope)
             if isinstance(made, Ref):
@@ -247,7 +261,7 @@ class Reader:
             if known_str(value):
                 self.events.append(EpNameFilter(str(value), _loc(side)))
 
-    def call(self, node: ast.Call, scope: Scope) -> Any:  # noqa: C901 (one dispatch)
+    def call(self, node: ast.Call, scope: Scope) -> Any:
         name = call_name(node)
         receiver: Any = UNKNOWN
         if isinstance(node.func, ast.Attribute):
@@ -452,8 +466,12 @@ def file_facts(text: str, base_dir: str | None) -> FileFacts:
     )
 
 
-def read_python(tree: ast.Module) -> list[Event]:
-    reader = Reader(tree)
+def read_python(tree: ast.Module, text: str | None = None) -> list[Event]:
+    """The events of a module; ``text`` (its source) lets statements that
+    name nothing relevant be skipped quickly."""
+    if text is not None and not _INTERESTING.search(text):
+        return []  # nothing in it names a call or comparison a rule reads
+    reader = Reader(tree, text.splitlines() if text is not None else None)
     reader.body(tree.body, reader.module)
     return reader.events
 

@@ -5,9 +5,9 @@ an HTP older than v73)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .checks import Finding, Target, judge
@@ -99,7 +99,7 @@ def check_options(
         uses_plugin=target.plugin,
         enables_profiling=True,
         uses_qnn_config=True,
-        base_dir=os.getcwd(),
+        base_dir=str(Path.cwd()),
     )
     found = judge(events, knowledge, target, facts)
     if machine is not None and provider_options:

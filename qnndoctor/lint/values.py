@@ -74,7 +74,7 @@ class Scope:
             scope = scope.parent
         return UNKNOWN
 
-    def evaluate(self, node: ast.AST | None, depth: int = 0) -> Any:  # noqa: C901 (one dispatch)
+    def evaluate(self, node: ast.AST | None, depth: int = 0) -> Any:
         if node is None or depth > 20:
             return UNKNOWN
         if isinstance(node, ast.Constant):
@@ -83,7 +83,7 @@ class Scope:
             return self.lookup(node.id)
         if isinstance(node, ast.Dict):
             out: dict[Any, Any] = {}
-            for key, value in zip(node.keys, node.values):
+            for key, value in zip(node.keys, node.values, strict=True):
                 if key is None:  # {**other}
                     inner = self.evaluate(value, depth + 1)
                     if isinstance(inner, dict):
