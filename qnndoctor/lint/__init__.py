@@ -19,7 +19,7 @@ from .checks import Finding, Target, judge
 from .events import Event
 from .genai import ConfigError, read_genai
 from .knowledge import Knowledge, load
-from .pyreader import TRIGGERS, file_facts, read_python
+from .pyreader import FILE_TRIGGERS, file_facts, read_python
 
 MAX_BYTES = 5 * 1024 * 1024
 _SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", "site-packages", ".tox", ".mypy_cache"})
@@ -75,7 +75,7 @@ def lint_text(
             return FileResult(path, (), str(exc))
         facts = file_facts("qnn", None)
     else:
-        if prefilter and not any(word in text for word in TRIGGERS):
+        if prefilter and not FILE_TRIGGERS.search(text):
             return FileResult(path, ())
         try:
             tree = ast.parse(text, filename=path)

@@ -25,17 +25,13 @@ from .events import (
 from .values import UNKNOWN, Ref, Scope, call_name, dotted, known_str
 
 QNN_NAMES = frozenset({"QNNExecutionProvider", "QNN", "qnn"})
-# A file with none of these cannot hold anything a rule looks at.
-TRIGGERS = (
-    "onnxruntime",
-    "SessionOptions",
-    "InferenceSession",
-    "QNN",
-    "qnn",
-    "ModelCompiler",
-    "quantiz",
-    "RunOptions",
-    "provider",
+# A file with none of these names holds no call a rule reads (each rule
+# starts from one of them): it is not read further.
+FILE_TRIGGERS = re.compile(
+    r"SessionOptions|RunOptions|_config_entry|add_provider|append_execution_provider|set_provider|"
+    r"provider_options|InferenceSession|ModelCompiler|compile_to_|get_qnn_qdq_config|"
+    r"quantize_(?:static|dynamic)|profiling|ep_name|register_execution_provider_library|"
+    r"bind_(?:input|output)|run_async|providers\s*="
 )
 _SEEN_CALLS = frozenset(
     {
@@ -469,8 +465,8 @@ def file_facts(text: str, base_dir: str | None) -> FileFacts:
 def read_python(tree: ast.Module, text: str | None = None) -> list[Event]:
     """The events of a module; ``text`` (its source) lets statements that
     name nothing relevant be skipped quickly."""
-    if text is not None and not _INTERESTING.search(text):
-        return []  # nothing in it names a call or comparison a rule reads
+    if text is not None and not FILE_TRIGGERS.search(text):
+        return []  # nothing in it names a call a rule reads
     reader = Reader(tree, text.splitlines() if text is not None else None)
     reader.body(tree.body, reader.module)
     return reader.events
