@@ -234,7 +234,7 @@ def build(
     refs: list[tuple[str, str]],
     wheels: list[tuple[str, Path]],
     repo: str,
-    candidates: list[str] = [],  # noqa: B006 (never mutated)
+    candidates: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     options: dict[tuple[str, str], dict[str, Any]] = {}
     sources: list[dict[str, Any]] = []
@@ -328,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give at least one --ref")
     document = build(
         args.git_dir,
-        args.ref, [(r, Path(w)) for r, w in args.wheel], args.repo, args.candidate
+        args.ref, [(r, Path(w)) for r, w in args.wheel], args.repo, tuple(args.candidate)
     )
     args.out.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", "utf-8")
     sys.stderr.write(f"{len(document['options'])} options -> {args.out}\n")

@@ -101,7 +101,6 @@ def sarif(run: LintRun) -> dict[str, Any]:
                     "driver": {
                         "name": "qnndoctor",
                         "version": __version__,
-                        "informationUri": "https://github.com/",
                         "rules": rules,
                     }
                 },
