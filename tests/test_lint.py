@@ -162,6 +162,8 @@ def test_cli_text_output_and_exit_codes(cli: Callable[..., Any], tmp_path: Path)
         ("genai_config.json", b'{"model": ', "not valid JSON"),
         ("latin.py", b"x = '\xe9'\n", "not UTF-8 text"),
         ("nul.py", b"x = 1\x00\n", "not valid Python"),
+        ("deep.py", b"x = " + b"[" * 100_000 + b"]" * 100_000 + b"\n", "not valid Python"),
+        ("genai_config.json", b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
     ],
 )
 def test_unreadable_input_is_one_diagnostic(

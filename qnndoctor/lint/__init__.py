@@ -83,7 +83,12 @@ def lint_text(
             return FileResult(path, (), f"not valid Python: {exc.msg} (line {exc.lineno}, column {exc.offset})")
         except ValueError as exc:  # source with NUL bytes
             return FileResult(path, (), f"not valid Python: {exc}")
-        events = read_python(tree, text)
+        except (RecursionError, MemoryError):
+            return FileResult(path, (), "nested too deeply for Python's parser")
+        try:
+            events = read_python(tree, text)
+        except RecursionError:
+            return FileResult(path, (), "nested too deeply to read")
         facts = file_facts(text, str(Path(path).resolve().parent))
     found = judge(events, knowledge, target, facts)
     lines = text.splitlines()

@@ -42,10 +42,13 @@ def _session_sections(node: Any) -> list[dict[str, Any]]:
 def read_genai(text: str) -> list[Event]:
     try:
         data = json.loads(text)
+        sections = _session_sections(data)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from exc
+    except RecursionError as exc:
+        raise ConfigError("nested too deeply to read") from exc
     events: list[Event] = []
-    for section in _session_sections(data):
+    for section in sections:
         for entry in section.get("provider_options") or []:
             if not isinstance(entry, dict):
                 continue
