@@ -77,7 +77,31 @@ def recall_table() -> str:
     return "\n".join(lines) + "\n"
 
 
-GENERATORS = {"rules": rules_table, "recall": recall_table}
+def options_table() -> str:
+    data = json.loads((Path(__file__).resolve().parents[1] / "matrix" / "options.json").read_text("utf-8"))
+    rows = [
+        "| key | kind | releases | values compared with | default | another value | read at (newest source) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in data["options"]:
+        if not (row["read_by_qnn_ep"] or row["in_library_strings"]):
+            continue
+        cite = row["read_by_qnn_ep"][-1] if row["read_by_qnn_ep"] else None
+        where = f"`{cite['path'].rsplit('/', 1)[-1]}:{cite['line']}` @ {cite['rev']}" if cite else "no source (library strings)"
+        cells = [
+            f"`{row['key']}`",
+            row["kind"].replace("_", " "),
+            ", ".join(row["releases"]),
+            ", ".join(row["values"]) or "",
+            "" if row["default"] is None else f"`{row['default']!r}`",
+            (row["wrong_value"] or "").replace("_", " "),
+            where,
+        ]
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n"
+
+
+GENERATORS = {"rules": rules_table, "recall": recall_table, "options": options_table}
 
 
 def render(text: str) -> str:

@@ -259,3 +259,12 @@ def test_docs_lint_md_is_current() -> None:
         sys.path.remove(str(ROOT / "docs"))
     text = (ROOT / "docs" / "lint.md").read_text("utf-8")
     assert regenerate_lint.render(text) == text, "run python docs/regenerate_lint.py"
+
+
+def test_findings_on_a_key_cite_the_line_that_reads_it(cli: Callable[..., Any]) -> None:
+    case = str(CASES / "options" / "o13_fallback_true.py")
+    for version, release in (("2.7.0", "(2.0.0)"), ("1.24.1", "(1.24.1)")):
+        doc = json.loads(cli("lint", "--format", "json", "--onnxruntime-qnn", version, case).out)
+        (finding,) = doc["findings"]
+        assert finding["source"].startswith("onnxruntime/onnxruntime-qnn/onnxruntime/core/providers/qnn/qnn_execution_provider.cc:")
+        assert finding["source"].endswith(release)  # the nearest release whose source was read

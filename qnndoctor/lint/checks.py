@@ -37,6 +37,8 @@ class Finding:
     message: str
     fix: str
     loc: Loc
+    # The source line that reads the key judged (matrix/options.json), when one does.
+    source: str | None = None
 
     @property
     def rule(self) -> Any:
@@ -72,6 +74,7 @@ class Checker:
         self.session_keys = knowledge.keys("session_config")
         self.run_keys = knowledge.keys("run_config")
         self.qnn_run_keys = knowledge.qnn_read("run_config")
+        self.current: tuple[str, str] | None = None  # the key being judged (for its source line)
         # findings that hold only if their SessionOptions get the QNN EP (known at the end)
         self.pending_qnn: list[tuple[int, str, str, Loc]] = []
         self.qnn_owners: set[int] = set()
@@ -79,12 +82,15 @@ class Checker:
         self.model_inputs: set[str] = set()
 
     def add(self, code: str, message: str, loc: Loc, fix: str | None = None) -> None:
-        self.found.append(Finding(code, message, fix or BY_CODE[code].fix, loc))
+        option = self.k.get(*self.current) if self.current else None
+        source = option.cite_for(self.t.version) if option is not None else None
+        self.found.append(Finding(code, message, fix or BY_CODE[code].fix, loc, source))
 
     # -- provider options -------------------------------------------------------
     def provider_options(self, event: ProviderOptions) -> None:
         for key, value in event.options.items():
             loc = event.key_locs.get(key, event.loc)
+            self.current = ("provider_option", key)
             if key in self.session_keys or key.startswith(("session.", "ep.")):
                 self.add("QND011", f"'{key}' is a session-config key, not a QNN provider option: ignored", loc,
                          f"so.add_session_config_entry('{key}', {as_option_text(value)!r})")
@@ -149,6 +155,7 @@ class Checker:
     def config(self, event: ConfigEntry) -> None:
         text = as_option_text(event.value)
         key = event.key
+        self.current = ("session_config" if event.kind == "session" else "run_config", key)
         if event.kind == "session":
             if key in self.run_keys:
                 self.add("QND022", f"'{key}' is a run option; in the session config it is ignored", event.loc)
@@ -366,6 +373,7 @@ def judge(events: list[Event], knowledge: Knowledge, target: Target, facts: File
     device_owners: set[int] = set()
     ends: Counter[int] = Counter()
     for event in events:
+        checker.current = None
         if isinstance(event, ProviderOptions):
             checker.provider_options(event)
         elif isinstance(event, ConfigEntry):
@@ -376,6 +384,7 @@ def judge(events: list[Event], knowledge: Knowledge, target: Target, facts: File
             checker.call(event, policy_owners, device_owners, ends)
         elif isinstance(event, Compile):
             checker.compile(event)
+    checker.current = None
     checker.finish()
     checker.plugin(events)
     _sharing(checker, events)

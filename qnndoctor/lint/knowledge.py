@@ -69,6 +69,20 @@ class Option:
     wrong_value: str | None
     read_at: str | None  # repo/path:line@commit of the first reading line, None if no source
     read_by_qnn: bool  # the QNN EP's own code (or its library) reads it
+    reads: tuple[tuple[str, str], ...] = ()  # (release or revision label, cite) of every source read
+
+    def cite_for(self, version: str) -> str | None:
+        """The reading line in the source nearest to ``version``: the newest
+        read release of the same major at or below it, else the newest read."""
+        wanted = _release_version(version)
+        best = None
+        for label, cite in self.reads:
+            found = _release_version(label)
+            if wanted is not None and found is not None and found.major == wanted.major and found <= wanted:
+                best = cite
+        if best is None and self.reads:
+            best = self.reads[-1][1]
+        return best
 
     @property
     def numeric(self) -> bool:
@@ -89,10 +103,14 @@ class Option:
         return self.values if len(self.values) >= 3 else ()
 
 
+def _text(cite: dict[str, Any]) -> str:
+    return f"{cite['repo']}/{cite['path']}:{cite['line']}@{cite['commit'][:10]} ({cite['release']})"
+
+
 def _cite(row: dict[str, Any]) -> str | None:
     for group in ("read_by_qnn_ep", "defined"):
         for cite in row.get(group) or []:
-            return f"{cite['repo']}/{cite['path']}:{cite['line']}@{cite['commit'][:10]} ({cite['release']})"
+            return _text(cite)
     return None
 
 
@@ -159,6 +177,7 @@ def load() -> Knowledge:
             wrong_value=row["wrong_value"],
             read_at=_cite(row),
             read_by_qnn=bool(row["read_by_qnn_ep"] or row["in_library_strings"]),
+            reads=tuple((c["release"], _text(c)) for c in row["read_by_qnn_ep"]),
         )
     ordered = tuple(sorted(labels, key=lambda r: Version(r)))
     return Knowledge(options=options, releases=ordered)

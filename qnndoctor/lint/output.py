@@ -28,6 +28,7 @@ def text(run: LintRun, out: TextIO, err: TextIO) -> None:
 
 def document(run: LintRun) -> dict[str, Any]:
     return {
+        "schema_version": 1,
         "tool": f"qnndoctor {__version__}",
         "onnxruntime_qnn": run.target.version,
         "options_data_release": run.target.data_release,
@@ -42,6 +43,7 @@ def document(run: LintRun) -> dict[str, Any]:
                 "message": f.message,
                 "fix": f.fix,
                 "evidence": list(f.rule.evidence),
+                "source": f.source,
             }
             for path, f in run.findings
         ],
@@ -72,7 +74,7 @@ def sarif(run: LintRun) -> dict[str, Any]:
             "ruleId": f.code,
             "ruleIndex": index[f.code],
             "level": "warning",
-            "message": {"text": f"{f.message}. Fix: {f.fix}"},
+            "message": {"text": f"{f.message}. Fix: {f.fix}" + (f" (read at {f.source})" if f.source else "")},
             "locations": [
                 {
                     "physicalLocation": {
