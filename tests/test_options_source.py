@@ -96,7 +96,7 @@ def test_extracts_keys_lines_values_defaults_per_release(tmp_path: Path) -> None
     with zipfile.ZipFile(wheel, "w") as archive:
         archive.writestr("onnxruntime_qnn/libonnxruntime_providers_qnn.so", b"\x00\x01vtcm_mb\x00op_affinity\x00junk\x02")
     doc = options_source.build(
-        repo / ".git", [("1.0.0", old), ("2.0.0", new)], [("9.9.9", wheel)], "test/repo", ("op_affinity",)
+        repo / ".git", [("1.0.0", old), ("2.0.0", new)], [("9.9.9", wheel)], "test/repo", (("op_affinity", "a run"),)
     )
     jsonschema.validate(doc, json.loads((ROOT / "matrix" / "options.schema.json").read_text("utf-8")))
     rows = {(r["kind"], r["key"]): r for r in doc["options"]}
@@ -112,4 +112,8 @@ def test_extracts_keys_lines_values_defaults_per_release(tmp_path: Path) -> None
     assert rows[("session_config", "ep.context_enable")]["defined"][0]["line"] == 2  # a split declaration
     assert rows[("run_config", "qnn.htp_perf_mode")]["read_by_qnn_ep"][0]["line"] == 21
     assert rows[("run_config", "qnn.rpc_control_latency")]["read_by_qnn_ep"] == []  # declared, never read
-    assert rows[("provider_option", "op_affinity")]["releases"] == ["2.0.0", "9.9.9"]
+    affinity = rows[("provider_option", "op_affinity")]
+    assert affinity["releases"] == ["2.0.0", "9.9.9"]
+    assert affinity["source"]["line"] == 3  # the 2.x source reads it: its newest reading line
+    assert vtcm["source"]["commit"] == new
+    assert rows[("run_config", "qnn.rpc_control_latency")]["source"]["path"].endswith("run_options_config_keys.h")

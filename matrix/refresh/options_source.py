@@ -234,8 +234,10 @@ def build(
     refs: list[tuple[str, str]],
     wheels: list[tuple[str, Path]],
     repo: str,
-    candidates: tuple[str, ...] = (),
+    candidates: tuple[tuple[str, str], ...] = (),
 ) -> dict[str, Any]:
+    """The options document. ``candidates``: (key, evidence) pairs, provider
+    options named by a run or the docs, looked up in each wheel's library."""
     options: dict[tuple[str, str], dict[str, Any]] = {}
     sources: list[dict[str, Any]] = []
     for release, rev in refs:
@@ -261,15 +263,20 @@ def build(
             entry["default"] = entry["default"] if read.default is None else read.default
             entry["wrong_value"] = read.wrong_value or entry["wrong_value"]
             entry["parse"] = read.parse or entry["parse"]
-    for key in candidates:  # provider options named by docs or runs, not found in a source read
-        options.setdefault(("provider_option", key), _new("provider_option", key))
+    candidate_keys = {key for key, _ in candidates}
+    for key, evidence in candidates:  # provider options named by a run, not found in a source read
+        entry = options.setdefault(("provider_option", key), _new("provider_option", key))
+        entry["evidence"].append(evidence)
     for release, wheel in wheels:
         strings = library_strings(wheel)
         sources.append({"release": release, "kind": "library-strings", "wheel": wheel.name})
         for (_kind, key), entry in options.items():
-            if (entry["read_by_qnn_ep"] or key in candidates) and _in_strings(key, strings):
+            if (entry["read_by_qnn_ep"] or key in candidate_keys) and _in_strings(key, strings):
                 entry["in_library_strings"].append(release)
                 _add_release(entry, release)
+    for entry in options.values():  # the newest reading line, or null: no source was read
+        reads = entry["read_by_qnn_ep"] or entry["defined"]
+        entry["source"] = dict(reads[-1]) if reads else None
     rows = sorted(options.values(), key=lambda e: (e["kind"], e["key"]))
     return {
         "schema_version": 1,
@@ -294,6 +301,8 @@ def _new(kind: str, key: str) -> dict[str, Any]:
         "defined": [],
         "read_by_qnn_ep": [],
         "in_library_strings": [],
+        "evidence": [],
+        "source": None,
     }
 
 
@@ -305,7 +314,7 @@ def _add_release(entry: dict[str, Any], release: str) -> None:
 def _pair(text: str) -> tuple[str, str]:
     label, sep, value = text.partition("=")
     if not sep or not label or not value:
-        raise argparse.ArgumentTypeError(f"expected RELEASE=VALUE, not {text!r}")
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, not {text!r}")
     return label, value
 
 
@@ -316,10 +325,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wheel", type=_pair, action="append", default=[], metavar="RELEASE=WHEEL")
     parser.add_argument(
         "--candidate",
+        type=_pair,
         action="append",
         default=[],
-        metavar="KEY",
-        help="a provider option named by the docs or a run; looked up in each --wheel's EP library",
+        metavar="KEY=EVIDENCE",
+        help="a provider option a run used (EVIDENCE: where it is recorded); looked up in each --wheel's EP library",
     )
     parser.add_argument("--repo", default="onnxruntime/onnxruntime-qnn")
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "options.json")
