@@ -268,3 +268,16 @@ def test_findings_on_a_key_cite_the_line_that_reads_it(cli: Callable[..., Any]) 
         (finding,) = doc["findings"]
         assert finding["source"].startswith("onnxruntime/onnxruntime-qnn/onnxruntime/core/providers/qnn/qnn_execution_provider.cc:")
         assert finding["source"].endswith(release)  # the nearest release whose source was read
+
+
+def test_config_key_typos_are_named_and_unknown_new_keys_are_left_alone() -> None:
+    found = qnndoctor.check_options(
+        session_config={"session.disable_cpu_fallback": "1", "ep.context_enabled": "1", "session.a_key_added_later": "1"},
+        run_config={"qnn.htp_perf_mod": "burst"},
+        onnxruntime_qnn="2.7.0",
+    )
+    assert [(f.code, f.fix) for f in found] == [
+        ("QND024", "use 'session.disable_cpu_ep_fallback'"),
+        ("QND024", "use 'ep.context_enable'"),
+        ("QND030", "use 'qnn.htp_perf_mode'"),
+    ]

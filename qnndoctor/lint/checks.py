@@ -28,6 +28,7 @@ from .rules import BY_CODE
 from .values import UNKNOWN, Dotted, as_option_text, known_str
 
 UINT32_MAX = 4294967295
+TYPO_CUTOFF = 0.88  # difflib ratio: one or two characters off in a key of 15+
 MAX_VTCM_MB = 8
 
 
@@ -58,8 +59,8 @@ class Target:
         return cls(chosen, knowledge.data_release(chosen), not chosen.startswith("1."), version is not None)
 
 
-def _near(key: str, keys: frozenset[str]) -> str | None:
-    close = difflib.get_close_matches(key, sorted(keys), n=1, cutoff=0.8)
+def _near(key: str, keys: frozenset[str], cutoff: float = 0.8) -> str | None:
+    close = difflib.get_close_matches(key, sorted(keys), n=1, cutoff=cutoff)
     return close[0] if close else None
 
 
@@ -164,7 +165,8 @@ class Checker:
                 self.add("QND023", f"'{key}' is a QNN provider option; in the session config it is ignored", event.loc)
                 return
             if key not in self.session_keys:
-                near = _near(key, self.session_keys)
+                # close to a known key only: onnxruntime releases newer than the data add keys
+                near = _near(key, self.session_keys, TYPO_CUTOFF)
                 if near:
                     self.add("QND024", f"session-config key '{key}' is not defined; did you mean '{near}'?", event.loc, f"use '{near}'")
                 return
@@ -186,7 +188,7 @@ class Checker:
             hint = f"; the code reads '{near}'" if near else ""
             self.add("QND030", f"run option '{key}' is never read{hint}", event.loc, f"use '{near}'" if near else None)
             return
-        near = _near(key, self.run_keys)
+        near = _near(key, self.run_keys, TYPO_CUTOFF)
         if near:
             self.add("QND024", f"run option '{key}' is not defined; did you mean '{near}'?", event.loc, f"use '{near}'")
 
