@@ -281,3 +281,9 @@ def test_config_key_typos_are_named_and_unknown_new_keys_are_left_alone() -> Non
         ("QND024", "use 'ep.context_enable'"),
         ("QND030", "use 'qnn.htp_perf_mode'"),
     ]
+
+
+def test_lint_python_that_cannot_be_probed_is_exit_3(cli: Callable[..., Any], tmp_path: Path) -> None:
+    result = cli("lint", "--python", str(tmp_path / "no-python-here"), str(CORRECT / "plugin_devices.py"))
+    assert result.code == 3
+    assert "could not probe" in result.err and "Traceback" not in result.err
