@@ -270,6 +270,8 @@ class Checker:
             callback = event.extra.get("callback")
             if callback is not None and _resolves_future(callback):
                 self.add("QND046", f"callback {callback.name}() calls set_result/set_exception from onnxruntime's thread", event.loc)
+        elif name == "shared_iobinding":
+            self.add("QND048", f"{event.args[0]}() binds a module-level IOBinding and runs in several threads", event.loc)
         elif name in ("bind_input", "bind_output") and event.extra.get("pointer"):
             self.add("QND047", f"{event.extra['pointer']} points at an array that is not C-contiguous", event.loc)
         elif name == "set_provider_selection_policy" and event.owner:

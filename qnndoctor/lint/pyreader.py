@@ -31,7 +31,7 @@ FILE_TRIGGERS = re.compile(
     r"SessionOptions|RunOptions|_config_entry|add_provider|append_execution_provider|set_provider|"
     r"provider_options|InferenceSession|ModelCompiler|compile_to_|get_qnn_qdq_config|"
     r"quantize_(?:static|dynamic)|profiling|ep_name|register_execution_provider_library|"
-    r"bind_(?:input|output)|run_async|providers\s*="
+    r"bind_(?:input|output)|run_async|providers\s*=|io_binding"
 )
 _SEEN_CALLS = frozenset(
     {
@@ -53,7 +53,7 @@ NOT_C_ORDER = "<array not in C order>"
 # rule reads: its calls are not visited (its value is still evaluated).
 _INTERESTING = re.compile(
     r"SessionOptions|RunOptions|_config_entry|provider|InferenceSession|ModelCompiler|compile_to_|"
-    r"quantiz|qnn|profiling|\brun(?:_async)?\s*\(|\.update\s*\(|bind_(?:input|output)|ep_name"
+    r"quantiz|qnn|profiling|\brun(?:_async)?\s*\(|\.update\s*\(|bind_|ep_name|io_binding|Thread|submit|map\("
 )
 _EP_ADDERS = frozenset(
     {
@@ -107,6 +107,9 @@ class Reader:
         self.module = Scope()
         self._dict_nodes: dict[int, ast.expr] = {}  # id(dict value) -> the literal it came from
         self._made: dict[int, Ref] = {}  # id(call node) -> what it made (chained calls)
+        self.functions_open: list[str] = []  # the function being read (innermost last)
+        self.thread_targets: set[str] = set()  # functions given to Thread(target=) / submit / map
+        self.shared_binds: list[tuple[str, Loc]] = []  # a module-level IOBinding bound in a function
 
     # -- scopes and statements ------------------------------------------------
     def body(self, statements: list[ast.stmt], scope: Scope) -> None:
@@ -118,7 +121,11 @@ class Reader:
             inner = Scope(self.module)
             for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
                 self.expressions(default, scope)
-            self.body(node.body, inner)
+            self.functions_open.append(node.name)
+            try:
+                self.body(node.body, inner)
+            finally:
+                self.functions_open.pop()
             return
         if isinstance(node, ast.ClassDef):
             self.body(node.body, Scope(self.module))
@@ -347,6 +354,26 @@ class Reader:
             )
             self.events.append(self._compile(compiler, "ModelCompiler", loc, UNKNOWN))
             return compiler
+        if name == "io_binding":
+            return Ref("iobinding", node)
+        if name == "Thread":
+            target = _kw(node, "target")
+            if isinstance(target, ast.Name):
+                self.thread_targets.add(target.id)
+            return UNKNOWN
+        if name in ("submit", "map") and isinstance(node.func, ast.Attribute) and node.args and isinstance(node.args[0], ast.Name):
+            self.thread_targets.add(node.args[0].id)  # an executor's task (for a thread pool)
+        if (
+            name in ("bind_input", "bind_output", "bind_cpu_input", "bind_ortvalue_input", "bind_ortvalue_output")
+            and isinstance(receiver, Ref)
+            and receiver.kind == "iobinding"
+            and self.functions_open
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id not in scope.names  # not the function's own binding
+            and self.module.names.get(node.func.value.id) is receiver
+        ):
+            self.shared_binds.append((self.functions_open[-1], loc))
         if name in ("compile_to_file", "compile_to_bytes", "compile_to_stream") and isinstance(receiver, Ref):
             if receiver.kind == "compiler":
                 output = scope.evaluate(_arg(node, 0, "output_model_path")) if name == "compile_to_file" else UNKNOWN
@@ -469,6 +496,11 @@ def read_python(tree: ast.Module, text: str | None = None) -> list[Event]:
         return []  # nothing in it names a call a rule reads
     reader = Reader(tree, text.splitlines() if text is not None else None)
     reader.body(tree.body, reader.module)
+    reported: set[str] = set()
+    for function, loc in reader.shared_binds:
+        if function in reader.thread_targets and function not in reported:
+            reported.add(function)
+            reader.events.append(CallSeen("shared_iobinding", loc, (function,), {}))
     return reader.events
 
 

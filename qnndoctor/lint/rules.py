@@ -85,6 +85,8 @@ RULES: tuple[Rule, ...] = (
          "loop.call_soon_threadsafe(future.set_result, outputs)", (f"{SM}run.md (asyncio Future from run_async)",)),
     Rule("QND047", "pointer-not-c-order", "a raw pointer to an array that is not in C order bound to IOBinding: read in C order, wrong results",
          "bind np.ascontiguousarray(x).ctypes.data, or bind_cpu_input(name, x)", (f"{SM}run.md (Fortran-order array bound by pointer)",)),
+    Rule("QND048", "iobinding-shared-across-threads", "one IOBinding bound from several threads: a run may read another thread's input, no error",
+         "give each thread its own binding (sess.io_binding() inside the function)", (f"{SM}run.md (4 threads sharing one IOBinding)",)),
     Rule("QND054", "shared-context-same-prefix", "two models given the same ep.context_node_name_prefix and shared EP contexts: the second reuses the first's graph",
          "give each model its own ep.context_node_name_prefix", (f"{SM}ctx.md ctx-054",)),
     Rule("QND055", "stop-share-on-first-session", "ep.stop_share_ep_contexts set on a session created before others that share",

@@ -1,4 +1,4 @@
-# case: run.md (4 threads sharing one IOBinding)  expect: MISS (a race: which thread binds when is decided at run time)
+# case: run.md (4 threads sharing one IOBinding)  expect: QND048
 import threading
 
 import onnxruntime as ort
