@@ -287,3 +287,13 @@ def test_lint_python_that_cannot_be_probed_is_exit_3(cli: Callable[..., Any], tm
     result = cli("lint", "--python", str(tmp_path / "no-python-here"), str(CORRECT / "plugin_devices.py"))
     assert result.code == 3
     assert "could not probe" in result.err and "Traceback" not in result.err
+
+
+def test_readme_shows_a_current_lint_run(cli: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (ROOT / "README.md").read_text("utf-8")
+    match = re.search(r"```\n\$ qnndoctor lint (.*?)\n(.*?)\$ echo \$\?\n(\d)\n```", text, re.S)
+    assert match, "the README's lint section lost its run"
+    monkeypatch.chdir(ROOT)
+    result = cli("lint", *match.group(1).split())
+    assert result.out + result.err == match.group(2)
+    assert result.code == int(match.group(3))
