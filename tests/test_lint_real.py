@@ -86,3 +86,36 @@ def test_ensure_ready_refuses_options_that_would_be_ignored(healthy_venv: Path) 
         )
     assert refused.value.findings[0].id == "QND013"
     assert "fast" in str(refused.value.findings[0].cause)
+
+
+def test_context_enable_true_compiles_nothing(healthy_venv: Path, tmp_path: Path) -> None:
+    """QND020 (options.md #9): with ep.context_enable='true' no EPContext
+    model is written and nothing is said; with '1' the same code writes it."""
+    import shutil
+
+    shutil.copy(QDQ_ADD, tmp_path / "model.onnx")
+    code = _case("options/o09_context_enable_true.py", "model.onnx")
+    code += "\nsess = ort.InferenceSession('model.onnx', sess_options=so)\nprint('ran')\n"
+    silent = _run(healthy_venv, code, tmp_path)
+    assert silent.returncode == 0 and silent.stdout.splitlines()[-1] == "ran", silent.stderr[-2000:]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.onnx"]
+    assert "context_enable" not in silent.stderr
+    written = _run(healthy_venv, code.replace('"true"', '"1"'), tmp_path)
+    assert written.returncode == 0, written.stderr[-2000:]
+    assert (tmp_path / "model_ctx.onnx").is_file()
+
+
+def test_compiler_without_ep_writes_the_input_graph(healthy_venv: Path, tmp_path: Path) -> None:
+    """QND050 (api.md api-027): ModelCompiler given SessionOptions with no EP
+    'compiles' with no error into a model without any EPContext node."""
+    import onnx
+
+    path = CASES / "api" / "api027_compiler_without_ep.py"
+    assert [f.code for _, f in lint_paths([str(path)]).findings] == ["QND050"]
+    code = path.read_text("utf-8").replace('"models/qdq_conv.onnx"', repr(QDQ_ADD))
+    done = _run(healthy_venv, code, tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    compiled = onnx.load(str(tmp_path / "qdq_conv_ctx.onnx"))
+    original = onnx.load(QDQ_ADD)
+    assert "EPContext" not in {n.op_type for n in compiled.graph.node}
+    assert sorted(n.op_type for n in compiled.graph.node) == sorted(n.op_type for n in original.graph.node)
