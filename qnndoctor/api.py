@@ -208,6 +208,79 @@ def check(
     return Report.from_document(outcome.document, outcome.exit_code(fail_on))
 
 
+@dataclass(frozen=True)
+class OptionFinding:
+    """A silent mistake in options about to be given to the QNN EP: the
+    ``qnndoctor lint`` rule ``code`` (QNDnnn), what is wrong, the fix, and
+    the evidence the rule stands on (docs/lint.md)."""
+
+    code: str
+    title: str
+    message: str
+    fix: str
+    evidence: tuple[str, ...]
+
+
+def _installed_qnn_version() -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version("onnxruntime-qnn")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def check_options(
+    provider_options: Mapping[str, Any] | None = None,
+    session_config: Mapping[str, Any] | None = None,
+    run_config: Mapping[str, Any] | None = None,
+    *,
+    onnxruntime_qnn: str | None = None,
+    soc: str | None = None,
+    probe: bool = False,
+) -> list[OptionFinding]:
+    """The QNN provider options, session-config and run-config entries an
+    application is about to use, judged by the rules of ``qnndoctor lint``
+    for ``onnxruntime_qnn`` (None: the version installed here, else the
+    newest known). The chip: ``soc`` names it (``"SM8650"``), or ``probe=True``
+    identifies this machine's with check's probes (about a second); then
+    htp_arch / soc_model that do not match it and FP16 precision on an HTP
+    older than v73 are findings too. Nothing is imported from onnxruntime."""
+    from .lint.rules import BY_CODE
+    from .lint.runtime import Machine, machine_of_soc
+    from .lint.runtime import check_options as judge_options
+
+    machine: Machine | None = None
+    if soc is not None:
+        machine = machine_of_soc(soc)
+        if machine is None:
+            raise ValueError(f"unknown SoC {soc!r} (not in qnndoctor's SoC table)")
+    elif probe:
+        machine = _probed_machine(None)
+    found = judge_options(
+        provider_options,
+        session_config,
+        run_config,
+        onnxruntime_qnn=onnxruntime_qnn or _installed_qnn_version(),
+        machine=machine,
+    )
+    return [
+        OptionFinding(f.code, BY_CODE[f.code].title, f.message, f.fix, BY_CODE[f.code].evidence) for f in found
+    ]
+
+
+def _probed_machine(facts_json: Mapping[str, Any] | None) -> Any:
+    from .facts import Facts
+    from .lint.runtime import machine_from_facts
+
+    if facts_json is None:
+        from .collect import run_probes
+        from .target import resolve
+
+        return machine_from_facts(run_probes(resolve(None)).facts)
+    return machine_from_facts(Facts.from_json(facts_json))
+
+
 def ensure_ready(
     python: PathLike | None = None,
     *,
@@ -218,6 +291,8 @@ def ensure_ready(
     model: PathLike | None = None,
     min_npu_share: float | None = None,
     model_timeout: float = 120.0,
+    provider_options: Mapping[str, Any] | None = None,
+    session_config: Mapping[str, Any] | None = None,
 ) -> Report:
     """The report if the environment is fit (no error finding, the smoke
     session passed unless ``smoke=False``); else raises :class:`NotReady`.
@@ -244,6 +319,12 @@ def ensure_ready(
     )
     if not report.ok:
         raise NotReady(report)
+    if provider_options is not None or session_config is not None:
+        option_findings = _options_on_report(report, provider_options, session_config)
+        if option_findings:
+            from dataclasses import replace
+
+            raise NotReady(replace(report, ok=False, exit_code=1, findings=option_findings + report.findings))
     if model is not None:
         _ensure_model(python, model, backend, min_npu_share, model_timeout)
     return report
@@ -284,6 +365,31 @@ def _ensure_model(
             error=str(error.get("message")) if isinstance(error, dict) else None,
             document=document,
         )
+    )
+
+
+def _options_on_report(
+    report: Report, provider_options: Mapping[str, Any] | None, session_config: Mapping[str, Any] | None
+) -> tuple[Finding, ...]:
+    """The options judged for the onnxruntime-qnn and the chip the report found."""
+    from .lint.runtime import check_options as judge_options
+
+    facts_json = report.document.get("facts")
+    version = None
+    machine = None
+    if isinstance(facts_json, Mapping):
+        from .facts import Facts
+
+        facts = Facts.from_json(facts_json)
+        machine = _probed_machine(facts_json)
+        for dist in facts.value("installs", "distributions", []) or []:
+            if isinstance(dist, Mapping) and dist.get("canonical_name") == "onnxruntime-qnn" and dist.get("version"):
+                version = str(dist["version"])
+    from .lint.rules import BY_CODE
+
+    found = judge_options(provider_options, session_config, None, onnxruntime_qnn=version, machine=machine)
+    return tuple(
+        Finding(f.code, "error", BY_CODE[f.code].title, f.message, f.fix) for f in found
     )
 
 

@@ -316,6 +316,12 @@ def _add_bisect(sub: Any) -> None:
     add_parser(sub)
 
 
+def _add_lint(sub: Any) -> None:
+    from .lint.command import add_parser
+
+    add_parser(sub)
+
+
 _COMMANDS = {
     "check": _add_check,
     "report": _add_report,
@@ -325,6 +331,7 @@ _COMMANDS = {
     "model": _add_model,
     "fix": _add_fix,
     "bisect": _add_bisect,
+    "lint": _add_lint,
 }
 
 
@@ -543,6 +550,10 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         args.owns_process = _OWNS_PROCESS
         return run_bisect_command(args, sys.stdout, sys.stderr)
+    if args.command == "lint":
+        from .lint.command import run_lint
+
+        return run_lint(args, sys.stdout, sys.stderr)
     if args.command == "check":
         return run_check(args, sys.stdout, sys.stderr)
     if args.command == "report":

@@ -1,0 +1,10 @@
+# case: options.md #1  expect: QND014
+import onnxruntime as ort
+import onnxruntime_qnn
+
+ort.register_execution_provider_library("QNNExecutionProvider", onnxruntime_qnn.get_library_path())
+devices = [d for d in ort.get_ep_devices() if d.ep_name == "QNNExecutionProvider"]
+
+so = ort.SessionOptions()
+so.add_provider_for_devices(devices, {"backend_type": "htp", "soc_model": "SM8650", "enable_htp_fp16_precision": "1"})
+sess = ort.InferenceSession("model.onnx", sess_options=so)

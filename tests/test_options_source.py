@@ -1,0 +1,119 @@
+"""matrix/refresh/options_source.py on a real git repository laid out like
+onnxruntime-qnn (two revisions: 1.x reads provider_options_map, 2.x reads
+FormatEPConfigKey with defaults) and a wheel whose EP library holds strings."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import zipfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import jsonschema
+from helpers.refresh_tool import load_refresh_tool
+
+if TYPE_CHECKING:
+    from matrix.refresh import options_source
+else:  # the maintainers' tool is not in the wheel: loaded from the repository
+    load_refresh_tool()
+    options_source = importlib.import_module("matrix.refresh.options_source")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SESSION_H = """\
+static const char* const kOrtSessionOptionsDisableCPUEPFallback = "session.disable_cpu_ep_fallback";
+static const char* const kOrtSessionOptionEpContextEnable =
+    "ep.context_enable";
+"""
+RUN_H = """\
+static const char* const kOrtRunOptionsConfigQnnPerfMode = "qnn.htp_perf_mode";
+static const char* const kOrtRunOptionsConfigQnnRpcControlLatency = "qnn.rpc_control_latency";
+"""
+EP_1X = """\
+void ParseHtpPerformanceMode(std::string htp_performance_mode_string) {
+  if (htp_performance_mode_string == "burst") {
+  } else if (htp_performance_mode_string == "balanced") {
+  } else if (htp_performance_mode_string == "default") {
+  } else {
+    LOGS_DEFAULT(WARNING) << "Htp performance mode not valid.";
+  }
+}
+QNNExecutionProvider::QNNExecutionProvider(const ProviderOptions& provider_options_map, const ConfigOptions* config_options) {
+  disable_cpu_ep_fallback_ = config_options->GetConfigOrDefault(
+                                 kOrtSessionOptionsDisableCPUEPFallback, "0") == "1";
+  static const std::string HTP_PERFORMANCE_MODE = "htp_performance_mode";
+  auto htp_performance_mode_pos = provider_options_map.find(HTP_PERFORMANCE_MODE);
+  static const std::string QNN_VTCM_MB = "vtcm_mb";
+  auto qnn_vtcm_mb_pos = provider_options_map.find(QNN_VTCM_MB);
+  if (qnn_vtcm_mb_pos != provider_options_map.end()) {
+    int value = std::stoi(qnn_vtcm_mb_pos->second);
+  }
+}
+Status QNNExecutionProvider::OnRunStart(const RunOptions& run_options) {
+  if (TryGetConfigEntry(config_options, kOrtRunOptionsConfigQnnPerfMode, htp_perf_mode)) {
+  }
+}
+"""
+EP_2X = """\
+void Read() {
+  GetSessionConfigEntryOrDefault(ort_api, session_options_, FormatEPConfigKey("vtcm_mb"), "0", vtcm_mb_str);
+  GetSessionConfigEntryOrDefault(ort_api, session_options_, FormatEPConfigKey("op_affinity"), "", affinity);
+  disable_cpu_ep_fallback_ = GetConfigOrDefault(kOrtSessionOptionsDisableCPUEPFallback, "0") == "1";
+}
+"""
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        capture_output=True, text=True, check=True, timeout=60, stdin=subprocess.DEVNULL,
+    )
+    return done.stdout.strip()
+
+
+def _commit(repo: Path, ep: str, message: str) -> str:
+    for path, text in (
+        ("include/onnxruntime/core/session/onnxruntime_session_options_config_keys.h", SESSION_H),
+        ("include/onnxruntime/core/session/onnxruntime_run_options_config_keys.h", RUN_H),
+        ("onnxruntime/core/providers/qnn/qnn_execution_provider.cc", ep),
+    ):
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text, "utf-8")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", message)
+    return _git(repo, "rev-parse", "HEAD")
+
+
+def test_extracts_keys_lines_values_defaults_per_release(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    old = _commit(repo, EP_1X, "1.x")
+    new = _commit(repo, EP_2X, "2.x")
+    wheel = tmp_path / "onnxruntime_qnn-9.9.9-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("onnxruntime_qnn/libonnxruntime_providers_qnn.so", b"\x00\x01vtcm_mb\x00op_affinity\x00junk\x02")
+    doc = options_source.build(
+        repo / ".git", [("1.0.0", old), ("2.0.0", new)], [("9.9.9", wheel)], "test/repo", (("op_affinity", "a run"),)
+    )
+    jsonschema.validate(doc, json.loads((ROOT / "matrix" / "options.schema.json").read_text("utf-8")))
+    rows = {(r["kind"], r["key"]): r for r in doc["options"]}
+    mode = rows[("provider_option", "htp_performance_mode")]
+    assert mode["releases"] == ["1.0.0"]
+    assert mode["values"] == ["burst", "balanced", "default"]
+    assert mode["read_by_qnn_ep"][0]["line"] == 13 and mode["read_by_qnn_ep"][0]["commit"] == old
+    vtcm = rows[("provider_option", "vtcm_mb")]
+    assert vtcm["releases"] == ["1.0.0", "2.0.0", "9.9.9"]  # the wheel's library holds the string
+    assert vtcm["wrong_value"] == "truncated" and vtcm["default"] == "0"  # 1.x std::stoi; 2.x default
+    fallback = rows[("session_config", "session.disable_cpu_ep_fallback")]
+    assert fallback["default"] == "0" and fallback["wrong_value"] == "other_values_read_as_off"
+    assert rows[("session_config", "ep.context_enable")]["defined"][0]["line"] == 2  # a split declaration
+    assert rows[("run_config", "qnn.htp_perf_mode")]["read_by_qnn_ep"][0]["line"] == 21
+    assert rows[("run_config", "qnn.rpc_control_latency")]["read_by_qnn_ep"] == []  # declared, never read
+    affinity = rows[("provider_option", "op_affinity")]
+    assert affinity["releases"] == ["2.0.0", "9.9.9"]
+    assert affinity["source"]["line"] == 3  # the 2.x source reads it: its newest reading line
+    assert vtcm["source"]["commit"] == new
+    assert rows[("run_config", "qnn.rpc_control_latency")]["source"]["path"].endswith("run_options_config_keys.h")
