@@ -48,6 +48,12 @@ MEANINGS: dict[str, tuple[tuple[int, str], ...]] = {
         (FINDINGS, "not fixed (dry run with steps, refused, rolled back, interrupted)"),
         (USAGE, "usage error"),
     ),
+    "lint": (
+        (OK, "no finding"),
+        (FINDINGS, "at least one finding"),
+        (USAGE, "usage error"),
+        (COULD_NOT_CHECK, "a file cannot be read or parsed, or --python cannot be probed"),
+    ),
     "bisect": (
         (OK, "a pair passed"),
         (FINDINGS, "no pair passed"),

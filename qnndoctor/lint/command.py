@@ -13,12 +13,21 @@ def add_parser(sub: Any) -> None:
     lint = sub.add_parser(
         "lint",
         help="find QNN EP option and API mistakes that run with no message (static: sources are not run)",
+        description="Reads Python sources (ast, never run) and genai_config.json files for QNN EP "
+        "options and API uses that run with no error and no warning while doing something else "
+        "than asked, judged for the target's onnxruntime-qnn release. "
+        + exitcodes.described("lint"),
     )
     lint.add_argument("paths", nargs="+", metavar="PATH", help="Python files, genai_config.json files, or folders")
     which = lint.add_mutually_exclusive_group()
     which.add_argument("--python", metavar="PATH|auto", help="judge for the onnxruntime-qnn this interpreter has")
     which.add_argument("--onnxruntime-qnn", metavar="VERSION", dest="onnxruntime_qnn", help="judge for this release")
-    lint.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    lint.add_argument(
+        "--format",
+        choices=("text", "json", "sarif"),
+        default="text",
+        help="text (path:line:col: QNDnnn message, like ruff), one JSON document, or SARIF 2.1.0 for code scanning",
+    )
 
 
 def _version_of(python: str, err: TextIO) -> str | None:
