@@ -19,8 +19,10 @@ from typing import Any
 from ..matrixdata import Soc
 from . import qnn_codes, textfacts
 from .catalogue import Catalogue, CatalogueError, Signature, load
+from .compact import Compacted, compact
 from .engine import CLOSE_MARGIN, Candidate, Excluded, Verdict, clean_lines, score
 from .facts import DiagnosisFacts, Fact, from_report_facts, merge
+from .logfile import readable
 from .resemblance import MIN_SIMILARITY, failure_lines
 from .severity import level
 
@@ -77,6 +79,8 @@ class Diagnosis:
     # When the first candidate only follows from an earlier failure that no
     # catalogued cause matched: that failure's line (number, text).
     earlier: tuple[int, str] | None = None
+    # The text as it was read (compact: a long log's repeated lines blanked).
+    read: Compacted | None = None
 
     @property
     def candidates(self) -> tuple[Candidate, ...]:
@@ -89,11 +93,12 @@ class Diagnosis:
     def ids(self) -> list[str]:
         return [c.signature.id for c in self.verdict.candidates]
 
-    def failure_lines(self, text: str) -> tuple[tuple[int, str], ...]:
-        """The lines of ``text`` (the one diagnosed) that read like the failure,
-        harmless lines left out: what to show when no cause matched."""
-        from .engine import clean_lines
-
+    def failure_lines(self, text: str | None = None) -> tuple[tuple[int, str], ...]:
+        """The lines of ``text`` (the one diagnosed; by default as it was read)
+        that read like the failure, harmless lines left out: what to show when
+        no cause matched."""
+        if text is None or (self.read is not None and self.read.compacted):
+            text = self.read.text if self.read is not None else ""
         skip = frozenset(number for number, _id in self.verdict.harmless)
         return failure_lines(clean_lines(text), skip)
 
@@ -207,7 +212,7 @@ class Diagnosis:
 
 
 def diagnose(
-    text: str,
+    text: str | Compacted,
     *,
     exit_code: int | None = None,
     exception_type: str | None = None,
@@ -220,7 +225,11 @@ def diagnose(
     """Rank the catalogued causes of ``text``. Raises CatalogueError when the
     installed catalogue is unusable and none is given. ``text_facts=False``
     ignores what the text says about its machine (matching on the text alone).
-    ``resemblance=False`` offers no guess when no catalogued message matched."""
+    ``resemblance=False`` offers no guess when no catalogued message matched.
+    A long text is read once per distinct line (``compact``); a line that does
+    not read as text is not read at all (``logfile.readable``)."""
+    read = text if isinstance(text, Compacted) else compact(readable(text))
+    text = read.text
     lines = clean_lines(text)  # once, for the text's facts, its QNN codes, its earlier failure
     stated = textfacts.from_lines(lines, socs) if text_facts else DiagnosisFacts()
     used = merge(facts, stated) if facts is not None else stated
@@ -232,7 +241,7 @@ def diagnose(
         facts=used,
         resemblance=resemblance,
     )
-    return Diagnosis(verdict, used, qnn_codes.find(lines), _follows_from(verdict, lines))
+    return Diagnosis(verdict, used, qnn_codes.find(lines), _follows_from(verdict, lines), read)
 
 
 def _follows_from(verdict: Verdict, lines: list[str]) -> tuple[int, str] | None:

@@ -172,7 +172,10 @@ class Verdict:
 
 def clean_lines(text: str) -> list[str]:
     if "\x1b" in text:
-        lines = [_ANSI.sub("", line)[:MAX_LINE] for line in text.splitlines()]
+        lines = [
+            (_ANSI.sub("", line) if "\x1b" in line else line)[:MAX_LINE]
+            for line in text.splitlines()
+        ]
     else:  # no colour codes to remove (the common case: skip the regex)
         lines = [line[:MAX_LINE] for line in text.splitlines()]
     if "0x" in text:
@@ -193,6 +196,9 @@ def split_harmless(
 ) -> tuple[str, tuple[tuple[int, str], ...]]:
     """The text without known-harmless lines, and which lines were dropped."""
     rules = tuple(harmless)
+    if rules:  # a rule whose literals the text lacks is not even compiled
+        literals = Literals(fold("\n".join(lines)))
+        rules = tuple(rule for rule in rules if rule.may_match(literals))
     gate = LineGate(lines, [h.regex for h in rules])  # which rule may match which line
     # Rule by rule, each only on the lines that hold its literals; a line goes
     # to the first rule (in catalogue order) that matches it.
@@ -228,7 +234,11 @@ def _score(
     # Each pattern's own search, skipped when its literals are not in the text
     # (``literals``: of ``text``, shared by all signatures).
     literals = Literals(fold(text)) if literals is None else literals
-    found = [(p, m) for p in signature.patterns if (m := search(p.regex, text, literals, p.source))]
+    found = [
+        (p, m)
+        for p in signature.patterns
+        if p.may_match(literals) and (m := search(p.regex, text, literals, p.source))
+    ]
     raising = sorted(((p, m) for p, m in found if not p.context), key=lambda pm: -pm[0].weight)
     by_text = bool(raising) and raising[0][0].weight >= MIN_SPECIFICITY
     by_code = exit_code is not None and exit_code in signature.exit_codes

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .catalogue import outside_classes, wrap_tolerant
+from .wrapping import outside_classes, wrap_tolerant
 
 
 def _regex_parser() -> Any:
@@ -161,7 +161,7 @@ def _positions(folded: str, needle: str) -> Iterator[int]:
 
 _ALPHA_RUN = re.compile(r"[a-z]+")
 _LETTERS_ONLY = bytes(c if 97 <= c <= 122 else 32 for c in range(256))  # a-z kept, rest blank
-_WORD_INDEX_FROM = 256 * 1024  # characters: below this, a plain scan per literal is cheap
+_WORD_INDEX_FROM = 32 * 1024  # characters: below this, a plain scan per literal is cheap
 
 
 class Literals:
@@ -192,15 +192,17 @@ class Literals:
         return needle in self.folded
 
 
-def _holds(requirement: Requirement, literals: Literals) -> bool:
+def holds(requirement: Requirement, literals: Literals) -> bool:
+    """Whether the text ``literals`` is about holds ``requirement`` (True when
+    nothing is known): False means no regex with this requirement can match it."""
     if requirement is None:
         return True
     if isinstance(requirement, str):
         return literals.holds(requirement)
     kind, parts = requirement
     if kind == "all":
-        return all(_holds(p, literals) for p in parts)
-    return any(_holds(p, literals) for p in parts)
+        return all(holds(p, literals) for p in parts)
+    return any(holds(p, literals) for p in parts)
 
 
 @dataclass(frozen=True)
@@ -217,7 +219,7 @@ class Plan:
 
     def may_match(self, literals: Literals) -> bool:
         """False only when the regex cannot match the text ``literals`` is about."""
-        return _holds(self.requirement, literals)
+        return holds(self.requirement, literals)
 
     def search(self, text: str, literals: Literals | None = None) -> re.Match[str] | None:
         """``self.regex.search(text)``: a match of the same span and text, or None
@@ -290,6 +292,17 @@ def plan(regex: re.Pattern[str], source: str = "") -> Plan:
             except re.error:
                 branches = ()  # not a plain alternation after all: search it whole
     return Plan(regex, _drop_empty(requirement), starts, "", branches)
+
+
+def requirement_of(pattern: str, flags: int, source: str = "") -> Requirement:
+    """``plan(re.compile(pattern, flags), source).requirement`` without compiling
+    the regex (what the catalogue's plan cache stores). ``source``: as for ``plan``."""
+    spaces = not source or wrap_tolerant(source) != pattern
+    try:
+        tree = _sre.parse(pattern if spaces else source, flags).data
+        return _drop_empty(_required(tree, spaces))
+    except (re.error, RecursionError, OverflowError, ValueError, TypeError, AttributeError):
+        return None
 
 
 # \\1, (?P=name), (?(1)...): a branch alone would not mean what it means in the
@@ -394,7 +407,7 @@ class LineGate:
         lines_of = _Lines(literals, starts)
         for regex in regexes:
             requirement = plan(regex).requirement
-            if not _holds(requirement, literals):
+            if not holds(requirement, literals):
                 self._lines[regex] = frozenset()  # cannot match anywhere in this text
             else:
                 self._lines[regex] = lines_of.of(requirement)
