@@ -111,6 +111,14 @@ def _print_score(name: str, score: Score) -> None:
         f"{'':9}   first answers at high/medium: right {right} of {right + wrong};"
         f" at low: right {low_right} of {low_right + low_wrong}"
     )
+    if name.startswith("all "):  # the calibration table (docs/diagnosis.md)
+        cells = []
+        for label in ("high", "medium", "low"):
+            r, w = score.right_by_confidence[label], score.wrong_by_confidence[label]
+            cells.append(
+                f"{label} {r}/{r + w}" + (f" ({100 * r / (r + w):.0f} %)" if r + w else "")
+            )
+        print(f"{'':9}   calibration: {', '.join(cells)}")
 
 
 def _healthy_texts(wheels: Path, live: bool) -> dict[str, str]:

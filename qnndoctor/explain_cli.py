@@ -259,6 +259,7 @@ def render_text(document: dict[str, Any], out: TextIO) -> None:
             out.write(
                 f"\n(+{len(candidates) - 1 - RUNNERS_UP} weaker candidates: --json lists all)\n"
             )
+    _write_where(out, document.get("where"))
     if document.get("qnn_error_codes"):
         out.write("\nQNN error codes in the text (the words of QNN's API headers):\n")
         for item in document["qnn_error_codes"]:
@@ -373,3 +374,12 @@ def _refuse(args: argparse.Namespace, out: TextIO, err: TextIO, message: str) ->
 
 def _text_of(given: str | Compacted) -> str:
     return given if isinstance(given, str) else given.text
+
+
+def _write_where(out: TextIO, where: dict[str, Any] | None) -> None:
+    """Where it failed (diagnosis.stage): said for every answer, and when none."""
+    if not where:
+        return
+    out.write(f"\nWhere it failed: {where['stage']} ({where['component']})")
+    out.write(f", line {where['line']}: {where['text']}\n" if where["line"] else "\n")
+    out.write(f"  to settle it: {where['experiment']}\n")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..matrixdata import Soc
-from . import qnn_codes, textfacts
+from . import contradict, qnn_codes, stage, textfacts
 from .catalogue import Catalogue, CatalogueError, Signature, load
 from .compact import Compacted, compact
 from .engine import CLOSE_MARGIN, Candidate, Excluded, Verdict, clean_lines, score
@@ -81,6 +81,8 @@ class Diagnosis:
     earlier: tuple[int, str] | None = None
     # The text as it was read (compact: a long log's repeated lines blanked).
     read: Compacted | None = None
+    # What the text's own wording says that can contradict a cause (contradict.said).
+    wording: tuple[tuple[str, str], ...] = ()
 
     @property
     def candidates(self) -> tuple[Candidate, ...]:
@@ -102,6 +104,24 @@ class Diagnosis:
         skip = frozenset(number for number, _id in self.verdict.harmless)
         return failure_lines(clean_lines(text), skip)
 
+    def where(self) -> stage.Where:
+        """Where it failed (stage, component, the line that shows it, the
+        experiment that would settle it): from the first answer's own matched
+        line, else from the lines that read like the failure (diagnosis.stage)."""
+        lines = clean_lines(self.read.text if self.read is not None else "")
+        shown: list[tuple[int, str]] = []
+        top = self.top
+        if top is not None and top.raised_by != "resemblance":
+            joined = "\n".join(lines)
+            for pattern in top.signature.patterns:
+                if not pattern.context and (found := pattern.regex.search(joined)):
+                    number = joined.count("\n", 0, found.start()) + 1
+                    shown.append((number, lines[number - 1]))
+            shown.sort()
+        skip = frozenset(number for number, _id in self.verdict.harmless)
+        shown += failure_lines(lines, skip, first=len(lines))
+        return stage.where(shown)
+
     def doubt(self, rank: int) -> str | None:
         """Why a matched candidate, however high it scored, is only a weak answer
         (None when nothing speaks against it): measured by leave-one-out, these
@@ -116,6 +136,8 @@ class Diagnosis:
             )
         if candidate.contradicted:
             return f"a known fact speaks against it: {candidate.contradicted[0]}"
+        if against := contradict.contradiction(candidate.signature, dict(self.wording)):
+            return f"the error's own words speak against it: {against}"
         if candidate.resemblance is None:
             return None
         if candidate.resemblance < MIN_SIMILARITY:
@@ -208,6 +230,7 @@ class Diagnosis:
             "follows_from": (
                 {"line": self.earlier[0], "text": self.earlier[1]} if self.earlier else None
             ),
+            "where": self.where().to_json(),
         }
 
 
@@ -241,7 +264,10 @@ def diagnose(
         facts=used,
         resemblance=resemblance,
     )
-    return Diagnosis(verdict, used, qnn_codes.find(lines), _follows_from(verdict, lines), read)
+    wording = tuple(contradict.said(text).items()) if verdict.candidates else ()
+    return Diagnosis(
+        verdict, used, qnn_codes.find(lines), _follows_from(verdict, lines), read, wording
+    )
 
 
 def _follows_from(verdict: Verdict, lines: list[str]) -> tuple[int, str] | None:
