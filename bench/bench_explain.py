@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import statistics
 import subprocess
@@ -103,18 +102,27 @@ def scaled_log(session: str, lines: int, failures: tuple[str, str]) -> str:
     )
 
 
+# Peak memory is read in a small fresh process: a child forked from this one
+# (which holds the million-line log it wrote) would count its parent's pages.
+_PEAK = (
+    "import resource, subprocess, sys\n"
+    "subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,"
+    " stderr=subprocess.DEVNULL)\n"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+)
+
+
 def peak_rss(argv: list[str], cwd: Path) -> int:
-    """The peak resident memory (bytes) of one run of ``argv``, output discarded."""
-    child = subprocess.Popen(
-        argv,
+    """The peak resident memory (bytes) of one run of ``argv`` (Linux: ru_maxrss in KiB)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK, *argv],
         cwd=cwd,
+        capture_output=True,
+        text=True,
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        check=True,
     )
-    _pid, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    return int(usage.ru_maxrss) * 1024  # Linux: kilobytes
+    return int(done.stdout.split()[-1]) * 1024
 
 
 def _top(argv: list[str], cwd: Path) -> list[str]:

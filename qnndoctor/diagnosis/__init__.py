@@ -118,9 +118,11 @@ class Diagnosis:
                     number = joined.count("\n", 0, found.start()) + 1
                     shown.append((number, lines[number - 1]))
             shown.sort()
+            found_where = stage.where(shown)
+            if found_where.line is not None:
+                return found_where
         skip = frozenset(number for number, _id in self.verdict.harmless)
-        shown += failure_lines(lines, skip, first=len(lines))
-        return stage.where(shown)
+        return stage.where(list(failure_lines(lines, skip, first=len(lines))))
 
     def doubt(self, rank: int) -> str | None:
         """Why a matched candidate, however high it scored, is only a weak answer

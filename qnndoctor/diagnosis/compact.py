@@ -85,7 +85,11 @@ class Compactor:
     def _batch(self, text: str) -> None:
         lines = text.split("\n")
         seen = self._seen
-        news = [(key := line.lstrip(_LEADING)) not in seen and not seen.add(key) for line in lines]
+        news: list[bool] = []
+        for line in lines:
+            key = line.lstrip(_LEADING)
+            news.append(key not in seen)
+            seen.add(key)
         if self._held is not None:
             lines.insert(0, self._held[0])
             news.insert(0, self._held[1])

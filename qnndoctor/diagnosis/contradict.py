@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from . import prefilter
 from .catalogue import Signature
 
 
@@ -59,7 +60,7 @@ def said(text: str) -> dict[str, str]:
     quoted with its line (one search of the whole text per rule)."""
     found: dict[str, str] = {}
     for rule in RULES:
-        if (match := rule.wording.search(text)) is not None:
+        if (match := prefilter.search(rule.wording, text)) is not None:
             number = text.count("\n", 0, match.start()) + 1
             found[rule.name] = f"the text says {match.group(0)!r} (line {number}): {rule.name}"
     return found

@@ -19,7 +19,7 @@ import codecs
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import IO
 
 from ..decoding import encoding_of
 from .compact import COMPACT_FROM, Compacted, Compactor
@@ -82,7 +82,7 @@ def readable(text: str) -> str:
 
 
 def read_log(
-    handle: BinaryIO,
+    handle: IO[bytes],
     source: str,
     *,
     max_bytes: int = MAX_LOG_BYTES,

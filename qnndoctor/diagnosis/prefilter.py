@@ -256,6 +256,7 @@ class Plan:
 
 
 SMALL_TEXT = 32 * 1024  # characters: a shorter text is searched plainly (cheaper than plans)
+GATE_FROM = 32 * 1024  # characters: a shorter text's lines are all read by every regex
 
 
 def search(
@@ -395,7 +396,7 @@ class LineGate:
     def __init__(self, lines: list[str], regexes: Iterable[re.Pattern[str]]) -> None:
         self._lines: dict[re.Pattern[str], frozenset[int] | None] = {}
         joined = "\n".join(lines)
-        if len(joined) < SMALL_TEXT:
+        if len(joined) < GATE_FROM:
             return  # a small text: every regex runs on every line (cheaper than plans)
         folded = fold(joined)
         if len(folded) != len(joined):
