@@ -65,3 +65,27 @@ def test_every_answer_names_its_stage_and_nothing_shown_means_unknown() -> None:
     nothing = diagnose("hello world\n")
     assert nothing.where().stage == "unknown" and nothing.where().line is None
     assert "qnndoctor check" in nothing.where().experiment
+
+
+def test_a_log_pasted_with_its_line_numbers_reads_as_the_log() -> None:
+    """An editor's gutter on every line broke messages that span lines (a
+    traceback, "Exception ignored in ..." then its TypeError); the numbers
+    are taken off when every line begins with its own, counting up."""
+    import json
+    from pathlib import Path
+
+    part = Path(__file__).parent / "diagnosis_corpus" / "runtime" / "dev-enum-run.json"
+    case = next(c for c in json.loads(part.read_text("utf-8"))["cases"] if c["id"] == "run-010")
+    plain = diagnose(case["text"]).ids()[:1]
+    assert plain == [case["expected"]]
+    lines = case["text"].splitlines()
+    numbered = "\n".join(f"{i + 1:>4}  {line}" for i, line in enumerate(lines))
+    assert diagnose(numbered).ids()[:1] == plain
+    # numbers that do not count up are the text's own: left alone
+    from qnndoctor.diagnosis.engine import clean_lines
+
+    assert clean_lines("1 nodes on the NPU\n3 nodes on the CPU") == [
+        "1 nodes on the NPU",
+        "3 nodes on the CPU",
+    ]
+    assert clean_lines("  9: a\n 10:   b") == ["a", "  b"]  # indentation after the gutter kept

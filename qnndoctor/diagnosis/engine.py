@@ -183,7 +183,33 @@ def clean_lines(text: str) -> list[str]:
     if "\n>" in text or text.startswith(">"):
         # a log quoted in an issue comment ("> [E:onnxruntime...]") reads as the log
         lines = [_QUOTE.sub("", line, count=1) if line.startswith(">") else line for line in lines]
+    if lines and _NUMBERED.match(lines[0]):
+        lines = _unnumbered(lines)
     return lines
+
+
+# An editor's or a pastebin's gutter: "  12  text", "12: text", "12 | text".
+_NUMBERED = re.compile(r"[ \t]*(\d{1,7})(?:[ \t]?[:|])?(?=[ \t]|$)")
+
+
+def _unnumbered(lines: list[str]) -> list[str]:
+    """``lines`` without their line numbers, when every line begins with its
+    own number, counting up by one (a log pasted with its gutter: messages
+    that span lines match again, indentation kept); else ``lines`` as they are."""
+    found = [_NUMBERED.match(line) for line in lines]
+    first = found[0]
+    if first is None or len(lines) < 2:
+        return lines
+    start = int(first.group(1))
+    gaps: list[int] = []  # the blanks after each number, on lines with text after it
+    for index, (line, match) in enumerate(zip(lines, found, strict=True)):
+        if match is None or int(match.group(1)) != start + index:
+            return lines
+        rest = line[match.end() :]
+        if rest.strip():
+            gaps.append(len(rest) - len(rest.lstrip(" \t")))
+    gap = min(gaps, default=0)
+    return [line[match.end() + gap :] for line, match in zip(lines, found, strict=True) if match]
 
 
 def _decimal_codes(line: str) -> str:

@@ -26,7 +26,7 @@ from .compact import COMPACT_FROM, Compacted, Compactor
 
 MAX_LOG_BYTES = 256 * 1024 * 1024  # read at most this much of a log (documented: docs/diagnosis.md)
 MAX_LOG_LINES = 4_000_000
-CHUNK = 4 * 1024 * 1024
+CHUNK = 1024 * 1024  # bytes per read: memory follows the chunk, not the log
 SAMPLE = 64 * 1024  # what decides whether the input is text at all
 MAX_NOISE = 0.05  # of a sample's characters: NUL, other control bytes, undecodable bytes
 # Characters no text log holds: C0 controls other than tab, line ends, form feed
