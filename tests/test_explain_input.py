@@ -82,10 +82,14 @@ class _Endless(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    at = 0  # where in its one repeated line the writer is
+
     def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
         line = (FAILURE + "\n").encode()
-        data = (line * (len(buffer) // len(line) + 1))[: len(buffer)]
+        start = self.at % len(line)
+        data = (line * (len(buffer) // len(line) + 2))[start : start + len(buffer)]
         buffer[: len(data)] = data
+        self.at += len(data)
         return len(data)
 
 
@@ -161,3 +165,24 @@ def test_the_plan_cache_is_written_read_and_not_needed(tmp_path: Path) -> None:
 def test_not_text_is_an_error_value() -> None:
     with pytest.raises(NotText, match="blob is not a text log"):
         read_log(io.BytesIO(bytes(range(256)) * 400), "blob")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_long_log_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
+    from qnndoctor.explain_cli import PROGRESS_FROM, _read_input
+
+    log = tmp_path / "long.log"
+    body = "\n".join(_verbose(120_000)) + "\n"
+    log.write_text(body)
+    assert log.stat().st_size > PROGRESS_FROM
+    terminal, pipe = _Terminal(), io.StringIO()
+    assert _read_input(str(log), terminal).read.lines == 120_000
+    shown = terminal.getvalue()
+    assert "\rqnndoctor: reading " in shown and " MiB" in shown
+    assert shown.endswith("\r\x1b[K")  # the progress line is cleared before the answer
+    _read_input(str(log), pipe)
+    assert pipe.getvalue() == ""  # never into a file or a pipe
