@@ -22,6 +22,7 @@ import bisect
 import functools
 import heapq
 import importlib
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -388,6 +389,27 @@ class _Lines:
         return None
 
 
+# The last text's literals and line sets: the harmless lines, the text facts
+# and the QNN codes each gate the same text (one fold, one word index, each
+# literal's lines found once). Reused only for an equal text.
+_last_index: tuple[str, Literals, _Lines] | None = None
+
+
+def _text_index(joined: str, lines: list[str]) -> tuple[Literals, _Lines] | None:
+    global _last_index
+    last = _last_index
+    if last is not None and last[0] == joined:
+        return last[1], last[2]
+    folded = fold(joined)
+    if len(folded) != len(joined):
+        return None
+    starts = list(itertools.accumulate(map((1).__add__, map(len, lines)), initial=0))
+    literals = Literals(folded)
+    lines_of = _Lines(literals, starts)
+    _last_index = (joined, literals, lines_of)
+    return literals, lines_of
+
+
 class LineGate:
     """Which of some regexes can match which lines of one text: a line that lacks
     a regex's required literals cannot hold a match, so the regex need not run
@@ -398,14 +420,10 @@ class LineGate:
         joined = "\n".join(lines)
         if len(joined) < GATE_FROM:
             return  # a small text: every regex runs on every line (cheaper than plans)
-        folded = fold(joined)
-        if len(folded) != len(joined):
+        index = _text_index(joined, lines)
+        if index is None:
             return  # positions would not line up: every regex runs on every line
-        starts = [0]
-        for line in lines:
-            starts.append(starts[-1] + len(line) + 1)
-        literals = Literals(folded)
-        lines_of = _Lines(literals, starts)
+        literals, lines_of = index
         for regex in regexes:
             requirement = plan(regex).requirement
             if not holds(requirement, literals):
