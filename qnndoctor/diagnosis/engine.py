@@ -170,7 +170,22 @@ class Verdict:
     follow_on_at: tuple[int, ...] = ()
 
 
+_last_clean: tuple[str, list[str]] | None = None  # one text is cleaned for several readers
+
+
 def clean_lines(text: str) -> list[str]:
+    """``text``'s lines as every reader sees them: colour codes out, hex codes
+    read in decimal too, quote marks and a line-number gutter taken off."""
+    global _last_clean
+    last = _last_clean
+    if last is not None and last[0] is text:
+        return list(last[1])
+    lines = _cleaned(text)
+    _last_clean = (text, lines)
+    return list(lines)
+
+
+def _cleaned(text: str) -> list[str]:
     if "\x1b" in text:
         lines = [
             (_ANSI.sub("", line) if "\x1b" in line else line)[:MAX_LINE]
