@@ -42,6 +42,10 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "diagnosis_corpus"
+# The stage each labelled case failed at (read from its diagnosis or scenario).
+STAGES: dict[str, str] = json.loads((CORPUS / "stages" / "labels.json").read_text("utf-8"))[
+    "stages"
+]
 
 
 @dataclass
@@ -55,6 +59,9 @@ class Score:
     misses: Counter[str] = field(default_factory=Counter)
     right_by_confidence: Counter[str] = field(default_factory=Counter)
     wrong_by_confidence: Counter[str] = field(default_factory=Counter)
+    # "where it failed" against the stage labels (stages/labels.json): right, labelled
+    stage_right: int = 0
+    stage_labelled: int = 0
 
 
 def _score(cases: list[dict[str, Any]], verbose: bool, name: str, catalogue: Catalogue) -> Score:
@@ -78,6 +85,9 @@ def _score(cases: list[dict[str, Any]], verbose: bool, name: str, catalogue: Cat
             by[result.confidence(0)] += 1
         if not right:
             score.misses[_miss_kind(expected, ids, catalogued)] += 1
+        if (label := STAGES.get(case["id"])) is not None:
+            score.stage_labelled += 1
+            score.stage_right += result.where().stage == label
         if verbose and not right:
             print(f"  {name} {case['id']}: expected {expected}, got {ids[:3]}")
     return score
@@ -111,6 +121,19 @@ def _print_score(name: str, score: Score) -> None:
         f"{'':9}   first answers at high/medium: right {right} of {right + wrong};"
         f" at low: right {low_right} of {low_right + low_wrong}"
     )
+    if score.stage_labelled:
+        print(
+            f"{'':9}   where it failed: stage right {score.stage_right} of"
+            f" {score.stage_labelled} labelled ({100 * score.stage_right / score.stage_labelled:.0f} %)"
+        )
+    if name.startswith("all "):  # the calibration table (docs/diagnosis.md)
+        cells = []
+        for label in ("high", "medium", "low"):
+            r, w = score.right_by_confidence[label], score.wrong_by_confidence[label]
+            cells.append(
+                f"{label} {r}/{r + w}" + (f" ({100 * r / (r + w):.0f} %)" if r + w else "")
+            )
+        print(f"{'':9}   calibration: {', '.join(cells)}")
 
 
 def _healthy_texts(wheels: Path, live: bool) -> dict[str, str]:
@@ -234,6 +257,8 @@ def main() -> int:
         total.top1 += score.top1
         total.top3 += score.top3
         total.misses.update(score.misses)
+        total.stage_right += score.stage_right
+        total.stage_labelled += score.stage_labelled
         total.right_by_confidence.update(score.right_by_confidence)
         total.wrong_by_confidence.update(score.wrong_by_confidence)
     for name, total in totals.items():

@@ -7,7 +7,8 @@ Logs (built here, from a real session):
         verbose: tests/data/verbose_session.py), as `explain` reads it
   20k   that session repeated to 20,000 lines, every copy's timestamps moved
   100k  the same to 100,000 lines
-The 20k and 100k logs carry two real failure messages from the development
+  1m    the same to 1,000,000 lines (~80 MB; --no-million leaves it out)
+The 20k, 100k and 1m logs carry two real failure messages from the development
 corpus (tests/diagnosis_corpus/dev.json), one in the middle and one at the end:
 the answer must be the one those messages get on their own.
 
@@ -17,10 +18,14 @@ Timed, alternating, each a fresh process (what a user runs):
      least any tool that looks at the whole text costs)
   E0 the same explain of another checkout (--compare DIR): before / after
 and reported as medians of wall and CPU time (user + sys), with E/R. E should
-grow linearly with the log: the cost per extra line is printed for 20k and
-100k (2.6k subtracted); "linear" when the 100k figure is at most 1.5 x the 20k one.
+grow linearly with the log: the cost per extra line is printed for 20k, 100k
+and 1m (2.6k subtracted); "linear" when the biggest log's figure is at most
+1.5 x the 20k one. Also printed: E's peak memory (max RSS) against the file's
+size (target <= 3x), and S, a short explain (the two failure messages alone,
+30 lines), in seconds (target <= 0.3 s).
+Targets (issue 29): E/R <= 10 at 100k lines, linear to 1m.
 
-Usage: python bench/bench_explain.py [--runs 5] [--compare DIR] [--wheels DIR]
+Usage: python bench/bench_explain.py [--runs 5] [--compare DIR] [--wheels DIR] [--no-million]
 """
 
 from __future__ import annotations
@@ -97,11 +102,39 @@ def scaled_log(session: str, lines: int, failures: tuple[str, str]) -> str:
     )
 
 
+# Peak memory is read in a small fresh process: a child forked from this one
+# (which holds the million-line log it wrote) would count its parent's pages.
+_PEAK = (
+    "import resource, subprocess, sys\n"
+    "subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,"
+    " stderr=subprocess.DEVNULL)\n"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+)
+
+
+def peak_rss(argv: list[str], cwd: Path) -> int:
+    """The peak resident memory (bytes) of one run of ``argv`` (Linux: ru_maxrss in KiB)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK, *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        check=True,
+    )
+    return int(done.stdout.split()[-1]) * 1024
+
+
 def _top(argv: list[str], cwd: Path) -> list[str]:
     done = subprocess.run(
         argv, capture_output=True, text=True, cwd=cwd, stdin=subprocess.DEVNULL, timeout=900
     )
     return [c["id"] for c in json.loads(done.stdout)["candidates"]][:3]
+
+
+def _line_count(path: Path) -> int:
+    with path.open("rb") as handle:
+        return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
 
 
 def main() -> int:
@@ -110,6 +143,7 @@ def main() -> int:
     parser.add_argument(
         "--compare", type=Path, metavar="DIR", help="another checkout to time beside"
     )
+    parser.add_argument("--no-million", action="store_true", help="leave out the 1m log")
     add_wheels_argument(parser)
     args = parser.parse_args()
     cases = {
@@ -126,7 +160,12 @@ def main() -> int:
         logs["2.6k"].write_text(session, "utf-8")
         logs["20k"].write_text(scaled_log(session, 20_000, failures), "utf-8")
         logs["100k"].write_text(scaled_log(session, 100_000, failures), "utf-8")
-        sizes = {name: len(path.read_text("utf-8").splitlines()) for name, path in logs.items()}
+        if not args.no_million:
+            logs["1m"] = root / "1m.txt"
+            logs["1m"].write_text(scaled_log(session, 1_000_000, failures), "utf-8")
+        sizes = {name: _line_count(path) for name, path in logs.items()}
+        alone = root / "failures.txt"
+        alone.write_text("\n".join(failures) + "\n", "utf-8")
         # `python -m qnndoctor` run in a checkout imports that checkout's sources.
         here = [sys.executable, "-m", "qnndoctor", "explain", "--json", "--log"]
         commands: dict[str, tuple[list[str], Path]] = {}
@@ -135,11 +174,12 @@ def main() -> int:
             commands[f"R  {name}"] = ([sys.executable, "-c", BASELINE, str(path)], root)
             if args.compare:
                 commands[f"E0 {name}"] = ([*here, str(path)], args.compare.resolve())
+        commands["S  short"] = ([*here, str(alone)], ROOT)
+        if args.compare:
+            commands["S0 short"] = ([*here, str(alone)], args.compare.resolve())
         # A timing means nothing unless the answer is right: the failures' own.
-        alone = root / "failures.txt"
-        alone.write_text("\n".join(failures) + "\n", "utf-8")
         expected = _top([*here, str(alone)], ROOT)
-        for name in ("20k", "100k"):
+        for name in [n for n in logs if n != "2.6k"]:
             for label in ("E ", "E0"):
                 key = f"{label} {name}"
                 if key in commands:
@@ -148,6 +188,13 @@ def main() -> int:
                     if got[:1] != expected[:1]:
                         print("  a different answer: no timing")
                         return 1
+        memory = {
+            key: peak_rss(*commands[key])
+            for name in logs
+            for label in ("E ", "E0")
+            if (key := f"{label} {name}") in commands
+        }
+        file_sizes = {name: path.stat().st_size for name, path in logs.items()}
         walls: dict[str, list[float]] = {name: [] for name in commands}
         cpus: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(args.runs):
@@ -170,16 +217,24 @@ def main() -> int:
             print(
                 f"ratio {label.strip()}/R {name:5}: wall {wall_m[top] / wall_m[bottom]:6.2f}, cpu {cpu_m[top] / cpu_m[bottom]:6.2f}"
             )
+        bigger = [n for n in logs if n != "2.6k"]
         per = {
             name: (cpu_m[f"{label} {name}"] - cpu_m[f"{label} 2.6k"])
             / (sizes[name] - sizes["2.6k"])
             * 1e6
-            for name in ("20k", "100k")
+            for name in bigger
         }
-        verdict = "linear" if per["100k"] <= per["20k"] * 1.5 else "SUPERLINEAR"
-        print(
-            f"{label.strip()} cpu per extra line: {per['20k']:.1f} us (20k), {per['100k']:.1f} us (100k): {verdict}"
-        )
+        verdict = "linear" if per[bigger[-1]] <= per["20k"] * 1.5 else "SUPERLINEAR"
+        shown = ", ".join(f"{per[n]:.1f} us ({n})" for n in bigger)
+        print(f"{label.strip()} cpu per extra line: {shown}: {verdict}")
+        for name in logs:
+            key = f"{label} {name}"
+            print(
+                f"{key} peak memory {memory[key] / 2**20:7.1f} MiB, file {file_sizes[name] / 2**20:6.1f} MiB:"
+                f" {memory[key] / file_sizes[name]:6.2f}x the file"
+            )
+        short = "S  short" if label == "E " else "S0 short"
+        print(f"{short}: wall {wall_m[short]:.3f} s, cpu {cpu_m[short]:.3f} s (target <= 0.3 s)")
     return 0
 
 

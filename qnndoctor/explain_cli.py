@@ -13,16 +13,18 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from . import EXPLAIN_SCHEMA_VERSION, __version__, exitcodes, shell
 from .diagnosis import CatalogueError, DiagnosisFacts, diagnose, from_report_facts
 from .diagnosis import load as load_catalogue
+from .diagnosis.compact import Compacted
 from .diagnosis.engine import WEAK_SCORE
+from .diagnosis.logfile import LogRead, NotText, read_log
 from .matrixdata import MatrixError, Soc, load_socs
 from .render.json_out import for_stream
 
-MAX_INPUT = 16 * 1024 * 1024
 RUNNERS_UP = 2
 # Said first when the best candidate is weak (low confidence): users act
 # on the first answer; measured by leave-one-out, a third of them were wrong with the
@@ -42,17 +44,37 @@ NEXT_STEPS = (
 )
 
 
-def _read_input(source: str) -> str:
-    if source == "-":
-        data = sys.stdin.buffer.read(MAX_INPUT)
-    else:
+PROGRESS_FROM = 8 * 1024 * 1024  # bytes: a shorter log is read without a progress line
+
+
+def _progress(err: TextIO, source: str) -> Callable[[int], None] | None:
+    """A progress line on a terminal (stderr only, overwritten in place) for a long log."""
+    if not err.isatty():
+        return None
+
+    def show(done: int) -> None:
+        if done >= PROGRESS_FROM:
+            err.write(f"\rqnndoctor: reading {source}: {done / (1024 * 1024):,.0f} MiB")
+            err.flush()
+
+    return show
+
+
+def _read_input(source: str, err: TextIO) -> LogRead:
+    """The log named on the command line (``-``: stdin), streamed and capped
+    (diagnosis.logfile). Raises NotText, OSError."""
+    show = _progress(err, source)
+    try:
+        if source == "-":
+            return read_log(sys.stdin.buffer, "stdin", progress=show)
         from .saved import open_input  # a FIFO without a writer must not hang
 
         with open_input(source) as handle:
-            data = handle.read(MAX_INPUT)
-    from .decoding import decode  # a log saved by Windows PowerShell 5.1 is UTF-16
-
-    return decode(data, errors="replace")
+            return read_log(handle, source, progress=show)
+    finally:
+        if show is not None:
+            err.write("\r\x1b[K")  # the progress line, cleared
+            err.flush()
 
 
 def _measured_facts(
@@ -78,16 +100,19 @@ def _measured_facts(
 
 
 def explain(
-    text: str,
+    text: str | LogRead,
     exit_code: int | None,
     facts: DiagnosisFacts | None,
     *,
     socs: tuple[Soc, ...] = (),
     text_facts: bool = True,
 ) -> dict[str, Any]:
-    """The JSON document of ``explain --json``; pure given its inputs."""
+    """The JSON document of ``explain --json``; pure given its inputs (a text,
+    or a log as ``read_log`` read it)."""
+    log = text if isinstance(text, LogRead) else None
+    given: str | Compacted = text.read if isinstance(text, LogRead) else text
     diagnosis = diagnose(
-        text,
+        given,
         exit_code=exit_code,
         facts=facts,
         socs=socs if text_facts else (),
@@ -96,14 +121,32 @@ def explain(
     document = {
         "schema_version": EXPLAIN_SCHEMA_VERSION,
         "tool": {"name": "qnndoctor", "version": __version__},
-        "input": {"characters": len(text), "exit_code": exit_code},
+        "input": _input(given, log, diagnosis.read, exit_code),
         **diagnosis.to_json(),
     }
     # Nothing matched: the lines that read like the failure, to search for or report.
-    lines = () if diagnosis.candidates else diagnosis.failure_lines(text)
+    lines = () if diagnosis.candidates else diagnosis.failure_lines()
     document["failure_lines"] = [{"line": number, "text": line} for number, line in lines]
     document["exit_status"] = _exit_status(exit_code, {c["id"] for c in document["candidates"]})
     return document
+
+
+def _input(
+    given: str | Compacted, log: LogRead | None, read: Compacted | None, exit_code: int | None
+) -> dict[str, Any]:
+    """What was read: its size, its lines, how many of them were distinct
+    enough to read (a long log's repeated lines are read once), and the cap."""
+    shown: dict[str, Any] = {
+        "characters": log.characters if log is not None else len(_text_of(given)),
+        "exit_code": exit_code,
+    }
+    if log is not None:
+        shown["bytes"] = log.bytes_read
+        shown["truncated"] = log.truncated
+    if read is not None:
+        shown["lines"] = read.lines
+        shown["lines_read"] = read.kept if read.compacted else read.lines
+    return shown
 
 
 def _exit_status(code: int | None, raised: set[str]) -> dict[str, Any] | None:
@@ -216,6 +259,7 @@ def render_text(document: dict[str, Any], out: TextIO) -> None:
             out.write(
                 f"\n(+{len(candidates) - 1 - RUNNERS_UP} weaker candidates: --json lists all)\n"
             )
+    _write_where(out, document.get("where"))
     if document.get("qnn_error_codes"):
         out.write("\nQNN error codes in the text (the words of QNN's API headers):\n")
         for item in document["qnn_error_codes"]:
@@ -263,23 +307,20 @@ def qnndoctor_document(text: str, source: str) -> str | None:
 
 def run_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
-        text = _read_input(args.log)
+        log = _read_input(args.log, err)
     except OSError as exc:
         err.write(f"qnndoctor: cannot read {args.log}: {exc.strerror or exc}\n")
         return exitcodes.COULD_NOT_CHECK
+    except NotText as exc:
+        return _refuse(args, out, err, str(exc))
+    if log.truncated:
+        err.write(f"qnndoctor: warning: {log.truncated}\n")
+    text = log.read.text
     if (mistaken := qnndoctor_document(text, args.log)) is not None:
-        err.write(f"qnndoctor: error: {mistaken}\n")
-        if args.json:
-            error = {"kind": "bad-input", "message": mistaken}
-            refused: dict[str, Any] = {"schema_version": EXPLAIN_SCHEMA_VERSION, "error": error}
-            if not args.no_redact:
-                from .redact import redact_document
-
-                refused = redact_document(refused)
-            out.write(for_stream(refused, out) + "\n")
-        return exitcodes.USAGE
+        return _refuse(args, out, err, mistaken)
     try:
         load_catalogue()
+
         socs = load_socs()
     except (CatalogueError, MatrixError) as exc:
         err.write(f"qnndoctor: {exc}\n")
@@ -301,7 +342,7 @@ def run_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return exitcodes.USAGE
         if warning:
             err.write(f"qnndoctor: warning: {warning}\n")
-    document = explain(text, args.exit_code, facts, socs=socs, text_facts=not args.no_facts)
+    document = explain(log, args.exit_code, facts, socs=socs, text_facts=not args.no_facts)
     from .diagnosis import qnn_codes
 
     for problem in qnn_codes.problems:  # a damaged install: codes go unnamed, say why
@@ -315,3 +356,30 @@ def run_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         render_text(document, out)
     return exitcodes.OK if document["candidates"] else exitcodes.FINDINGS
+
+
+def _refuse(args: argparse.Namespace, out: TextIO, err: TextIO, message: str) -> int:
+    """Bad input (not a log): a clear error, and with --json one error document."""
+    err.write(f"qnndoctor: error: {message}\n")
+    if args.json:
+        error = {"kind": "bad-input", "message": message}
+        refused: dict[str, Any] = {"schema_version": EXPLAIN_SCHEMA_VERSION, "error": error}
+        if not args.no_redact:
+            from .redact import redact_document
+
+            refused = redact_document(refused)
+        out.write(for_stream(refused, out) + "\n")
+    return exitcodes.USAGE
+
+
+def _text_of(given: str | Compacted) -> str:
+    return given if isinstance(given, str) else given.text
+
+
+def _write_where(out: TextIO, where: dict[str, Any] | None) -> None:
+    """Where it failed (diagnosis.stage): said for every answer, and when none."""
+    if not where:
+        return
+    out.write(f"\nWhere it failed: {where['stage']} ({where['component']})")
+    out.write(f", line {where['line']}: {where['text']}\n" if where["line"] else "\n")
+    out.write(f"  to settle it: {where['experiment']}\n")

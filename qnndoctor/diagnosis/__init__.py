@@ -17,10 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..matrixdata import Soc
-from . import qnn_codes, textfacts
+from . import contradict, qnn_codes, stage, textfacts
 from .catalogue import Catalogue, CatalogueError, Signature, load
+from .compact import Compacted, compact
 from .engine import CLOSE_MARGIN, Candidate, Excluded, Verdict, clean_lines, score
 from .facts import DiagnosisFacts, Fact, from_report_facts, merge
+from .logfile import readable
 from .resemblance import MIN_SIMILARITY, failure_lines
 from .severity import level
 
@@ -77,6 +79,10 @@ class Diagnosis:
     # When the first candidate only follows from an earlier failure that no
     # catalogued cause matched: that failure's line (number, text).
     earlier: tuple[int, str] | None = None
+    # The text as it was read (compact: a long log's repeated lines blanked).
+    read: Compacted | None = None
+    # What the text's own wording says that can contradict a cause (contradict.said).
+    wording: tuple[tuple[str, str], ...] = ()
 
     @property
     def candidates(self) -> tuple[Candidate, ...]:
@@ -89,13 +95,34 @@ class Diagnosis:
     def ids(self) -> list[str]:
         return [c.signature.id for c in self.verdict.candidates]
 
-    def failure_lines(self, text: str) -> tuple[tuple[int, str], ...]:
-        """The lines of ``text`` (the one diagnosed) that read like the failure,
-        harmless lines left out: what to show when no cause matched."""
-        from .engine import clean_lines
-
+    def failure_lines(self, text: str | None = None) -> tuple[tuple[int, str], ...]:
+        """The lines of ``text`` (the one diagnosed; by default as it was read)
+        that read like the failure, harmless lines left out: what to show when
+        no cause matched."""
+        if text is None or (self.read is not None and self.read.compacted):
+            text = self.read.text if self.read is not None else ""
         skip = frozenset(number for number, _id in self.verdict.harmless)
         return failure_lines(clean_lines(text), skip)
+
+    def where(self) -> stage.Where:
+        """Where it failed (stage, component, the line that shows it, the
+        experiment that would settle it): from the first answer's own matched
+        line, else from the lines that read like the failure (diagnosis.stage)."""
+        lines = clean_lines(self.read.text if self.read is not None else "")
+        shown: list[tuple[int, str]] = []
+        top = self.top
+        if top is not None and top.raised_by != "resemblance":
+            joined = "\n".join(lines)
+            for pattern in top.signature.patterns:
+                if not pattern.context and (found := pattern.regex.search(joined)):
+                    number = joined.count("\n", 0, found.start()) + 1
+                    shown.append((number, lines[number - 1]))
+            shown.sort()
+            found_where = stage.where(shown)
+            if found_where.line is not None:
+                return found_where
+        skip = frozenset(number for number, _id in self.verdict.harmless)
+        return stage.where(list(failure_lines(lines, skip, first=len(lines))))
 
     def doubt(self, rank: int) -> str | None:
         """Why a matched candidate, however high it scored, is only a weak answer
@@ -111,6 +138,8 @@ class Diagnosis:
             )
         if candidate.contradicted:
             return f"a known fact speaks against it: {candidate.contradicted[0]}"
+        if against := contradict.contradiction(candidate.signature, dict(self.wording)):
+            return f"the error's own words speak against it: {against}"
         if candidate.resemblance is None:
             return None
         if candidate.resemblance < MIN_SIMILARITY:
@@ -203,11 +232,12 @@ class Diagnosis:
             "follows_from": (
                 {"line": self.earlier[0], "text": self.earlier[1]} if self.earlier else None
             ),
+            "where": self.where().to_json(),
         }
 
 
 def diagnose(
-    text: str,
+    text: str | Compacted,
     *,
     exit_code: int | None = None,
     exception_type: str | None = None,
@@ -220,7 +250,11 @@ def diagnose(
     """Rank the catalogued causes of ``text``. Raises CatalogueError when the
     installed catalogue is unusable and none is given. ``text_facts=False``
     ignores what the text says about its machine (matching on the text alone).
-    ``resemblance=False`` offers no guess when no catalogued message matched."""
+    ``resemblance=False`` offers no guess when no catalogued message matched.
+    A long text is read once per distinct line (``compact``); a line that does
+    not read as text is not read at all (``logfile.readable``)."""
+    read = text if isinstance(text, Compacted) else compact(readable(text))
+    text = read.text
     lines = clean_lines(text)  # once, for the text's facts, its QNN codes, its earlier failure
     stated = textfacts.from_lines(lines, socs) if text_facts else DiagnosisFacts()
     used = merge(facts, stated) if facts is not None else stated
@@ -232,7 +266,10 @@ def diagnose(
         facts=used,
         resemblance=resemblance,
     )
-    return Diagnosis(verdict, used, qnn_codes.find(lines), _follows_from(verdict, lines))
+    wording = tuple(contradict.said(text).items()) if verdict.candidates else ()
+    return Diagnosis(
+        verdict, used, qnn_codes.find(lines), _follows_from(verdict, lines), read, wording
+    )
 
 
 def _follows_from(verdict: Verdict, lines: list[str]) -> tuple[int, str] | None:

@@ -12,12 +12,17 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .._layout import package_dir
+from . import plancache
+from .prefilter import Literals, Requirement, holds
+from .wrapping import compiled
+from .wrapping import outside_classes as outside_classes  # re-exported (older imports)
+from .wrapping import wrap_tolerant as wrap_tolerant
 
 CATALOGUE_SCHEMA_VERSION = 2
 EFFECTS = ("require", "support")
@@ -31,60 +36,25 @@ class CatalogueError(Exception):
 class Pattern:
     """One regex and how specific it is (1 generic word … 10 a unique error string)."""
 
-    regex: re.Pattern[str]
+    wrapped: str  # the regex matched: ``wrap_tolerant(source)``
     weight: int
     context: bool = False  # only counts beside a pattern that raised the candidate
     source: str = ""  # the regex as the catalogue writes it (shown as evidence)
+    # The literals a text must hold before the regex can match (prefilter),
+    # read from the regex once and kept in the plan cache (plancache).
+    requirement: Requirement = None
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        return compiled(self.wrapped)
 
     @property
     def text(self) -> str:
-        return self.source or self.regex.pattern
+        return self.source or self.wrapped
 
-
-# A literal space of a catalogue regex also accepts a line break (with the blanks
-# around it): messages reach us hard-wrapped at word boundaries by terminals,
-# mail clients and issue forms, and a wrapped message is still the same message.
-# Any run of white space (a web page's no-break space too) with at most one line
-# break: no blank line inside. Written as one repeated character, the cheapest
-# form to compile: the catalogue's ~900 regexes compile in half the time of
-# "(?:[ \t]+(?:\r?\n[ \t]*)?|\r?\n[ \t]*)" (docs/speed.md).
-_WRAP_GAP = r"(?:\s(?<!\n\n)(?<!\n\r\n))+"
-
-
-def outside_classes(pattern: str) -> Iterator[tuple[int, str]]:
-    """(index, character) of each character of ``pattern`` that is neither
-    escaped nor inside a character class: where spaces, groups and ``|``
-    mean what they say."""
-    i, in_class = 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-            i += 1 + (pattern[i + 1 : i + 2] == "^")
-            i += pattern[i : i + 1] == "]"  # a ']' first in the class is literal
-            continue
-        else:
-            yield i, c
-        i += 1
-
-
-def wrap_tolerant(regex: str) -> str:
-    """``regex`` with each literal, unquantified space (outside a character class)
-    matching a wrap too."""
-    out: list[str] = []
-    copied = 0
-    for i, c in outside_classes(regex):
-        # a quantified space keeps its meaning (a repeated gap could backtrack badly)
-        if c == " " and regex[i + 1 : i + 2] not in ("*", "+", "?", "{"):
-            out += (regex[copied:i], _WRAP_GAP)
-            copied = i + 1
-    out.append(regex[copied:])
-    return "".join(out)
+    def may_match(self, literals: Literals) -> bool:
+        """False only when the text ``literals`` is about cannot hold a match."""
+        return holds(self.requirement, literals)
 
 
 @dataclass(frozen=True)
@@ -173,9 +143,17 @@ def _fill(key: str, facts: Mapping[str, Any]) -> str:
 @dataclass(frozen=True)
 class HarmlessLine:
     id: str
-    regex: re.Pattern[str]
+    pattern: str
     why: str
     sources: tuple[str, ...]
+    requirement: Requirement = None  # as Pattern.requirement
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        return compiled(self.pattern)
+
+    def may_match(self, literals: Literals) -> bool:
+        return holds(self.requirement, literals)
 
 
 @dataclass(frozen=True)
@@ -209,13 +187,14 @@ def _condition(entry: Mapping[str, Any]) -> Condition:
     raise ValueError(f"condition on {entry.get('fact')}: no operator")
 
 
-def _signature(entry: Mapping[str, Any]) -> Signature:
+def _signature(entry: Mapping[str, Any], plans: plancache.Plans) -> Signature:
     patterns = tuple(
         Pattern(
-            re.compile(wrap_tolerant(str(p["regex"])), re.IGNORECASE),
+            *plans.pattern(str(p["regex"]))[:1],
             int(p.get("weight", 3)),
             bool(p.get("context", False)),
             str(p["regex"]),
+            plans.pattern(str(p["regex"]))[1],
         )
         for p in entry.get("patterns") or ()
     )
@@ -237,34 +216,45 @@ def _signature(entry: Mapping[str, Any]) -> Signature:
     )
 
 
-def _harmless(entry: Mapping[str, Any]) -> HarmlessLine:
+def _harmless(entry: Mapping[str, Any], plans: plancache.Plans) -> HarmlessLine:
     return HarmlessLine(
         id=str(entry["id"]),
-        regex=re.compile(str(entry["regex"]), re.IGNORECASE),
+        pattern=str(entry["regex"]),
         why=str(entry.get("why", "")),
         sources=tuple(str(s) for s in entry.get("sources") or ()),
+        requirement=plans.harmless(str(entry["regex"])),
     )
 
 
-def _read(path: Path) -> Any:
+def _read(raw: bytes) -> Any:
     try:
-        return json.loads(path.read_text("utf-8"))
+        return json.loads(raw.decode("utf-8"))
     except RecursionError as exc:
         raise ValueError("nested too deeply") from exc
 
 
-def load_from(folder: Path) -> Catalogue:
-    """The catalogue in ``folder`` (signatures.json + harmless.json)."""
+def load_from(folder: Path, *, cache: bool = False) -> Catalogue:
+    """The catalogue in ``folder`` (signatures.json + harmless.json). ``cache``:
+    keep its regexes' plans in the user cache (plancache; the installed one)."""
     path = folder / "signatures.json"
     try:
-        data = _read(path)
+        raw = path.read_bytes()
+        data = _read(raw)
         if data.get("schema_version") != CATALOGUE_SCHEMA_VERSION:
             raise ValueError(
                 f"schema_version {data.get('schema_version')!r}, expected {CATALOGUE_SCHEMA_VERSION}"
             )
-        signatures = tuple(_signature(e) for e in data["signatures"])
         path = folder / "harmless.json"
-        harmless = tuple(_harmless(e) for e in _read(path)["harmless"])
+        raw_harmless = path.read_bytes()
+        harmless_data = _read(raw_harmless)
+        # Each regex compiles when a text may hold a match: check them all
+        # here once per catalogue (a bad one is the catalogue's error, not a
+        # traceback halfway through a log); the plan cache remembers that.
+        plans = plancache.load(raw + b"\0" + raw_harmless, data, harmless_data, cache=cache)
+        path = folder / "signatures.json"
+        signatures = tuple(_signature(e, plans) for e in data["signatures"])
+        path = folder / "harmless.json"
+        harmless = tuple(_harmless(e, plans) for e in harmless_data["harmless"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError, re.error) as exc:
         raise CatalogueError(f"{path}: {type(exc).__name__}: {exc}") from exc
     seen: set[str] = set()
@@ -281,4 +271,4 @@ def load() -> Catalogue:
     folder = package_dir("matrix")
     if folder is None:
         raise CatalogueError("the qnndoctor.matrix package is missing from this installation")
-    return load_from(folder)
+    return load_from(folder, cache=True)

@@ -171,9 +171,27 @@ class Verdict:
     follow_on_at: tuple[int, ...] = ()
 
 
+_last_clean: tuple[str, list[str]] | None = None  # one text is cleaned for several readers
+
+
 def clean_lines(text: str) -> list[str]:
+    """``text``'s lines as every reader sees them: colour codes out, hex codes
+    read in decimal too, quote marks and a line-number gutter taken off."""
+    global _last_clean
+    last = _last_clean
+    if last is not None and last[0] is text:
+        return list(last[1])
+    lines = _cleaned(text)
+    _last_clean = (text, lines)
+    return list(lines)
+
+
+def _cleaned(text: str) -> list[str]:
     if "\x1b" in text:
-        lines = [_ANSI.sub("", line)[:MAX_LINE] for line in text.splitlines()]
+        lines = [
+            (_ANSI.sub("", line) if "\x1b" in line else line)[:MAX_LINE]
+            for line in text.splitlines()
+        ]
     else:  # no colour codes to remove (the common case: skip the regex)
         lines = [line[:MAX_LINE] for line in text.splitlines()]
     if "0x" in text:
@@ -181,7 +199,33 @@ def clean_lines(text: str) -> list[str]:
     if "\n>" in text or text.startswith(">"):
         # a log quoted in an issue comment ("> [E:onnxruntime...]") reads as the log
         lines = [_QUOTE.sub("", line, count=1) if line.startswith(">") else line for line in lines]
+    if lines and _NUMBERED.match(lines[0]):
+        lines = _unnumbered(lines)
     return lines
+
+
+# An editor's or a pastebin's gutter: "  12  text", "12: text", "12 | text".
+_NUMBERED = re.compile(r"[ \t]*(\d{1,7})(?:[ \t]?[:|])?(?=[ \t]|$)")
+
+
+def _unnumbered(lines: list[str]) -> list[str]:
+    """``lines`` without their line numbers, when every line begins with its
+    own number, counting up by one (a log pasted with its gutter: messages
+    that span lines match again, indentation kept); else ``lines`` as they are."""
+    found = [_NUMBERED.match(line) for line in lines]
+    first = found[0]
+    if first is None or len(lines) < 2:
+        return lines
+    start = int(first.group(1))
+    gaps: list[int] = []  # the blanks after each number, on lines with text after it
+    for index, (line, match) in enumerate(zip(lines, found, strict=True)):
+        if match is None or int(match.group(1)) != start + index:
+            return lines
+        rest = line[match.end() :]
+        if rest.strip():
+            gaps.append(len(rest) - len(rest.lstrip(" \t")))
+    gap = min(gaps, default=0)
+    return [line[match.end() + gap :] for line, match in zip(lines, found, strict=True) if match]
 
 
 def _decimal_codes(line: str) -> str:
@@ -194,6 +238,9 @@ def split_harmless(
 ) -> tuple[str, tuple[tuple[int, str], ...]]:
     """The text without known-harmless lines, and which lines were dropped."""
     rules = tuple(harmless)
+    if rules:  # a rule whose literals the text lacks is not even compiled
+        literals = Literals(fold("\n".join(lines)))
+        rules = tuple(rule for rule in rules if rule.may_match(literals))
     gate = LineGate(lines, [h.regex for h in rules])  # which rule may match which line
     # Rule by rule, each only on the lines that hold its literals; a line goes
     # to the first rule (in catalogue order) that matches it.
@@ -230,7 +277,11 @@ def _score(
     # Each pattern's own search, skipped when its literals are not in the text
     # (``literals``: of ``text``, shared by all signatures).
     literals = Literals(fold(text)) if literals is None else literals
-    found = [(p, m) for p in signature.patterns if (m := search(p.regex, text, literals, p.source))]
+    found = [
+        (p, m)
+        for p in signature.patterns
+        if p.may_match(literals) and (m := search(p.regex, text, literals, p.source))
+    ]
     raising = sorted(((p, m) for p, m in found if not p.context), key=lambda pm: -pm[0].weight)
     by_text = (
         bool(raising)

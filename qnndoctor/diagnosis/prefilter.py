@@ -22,12 +22,13 @@ import bisect
 import functools
 import heapq
 import importlib
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .catalogue import outside_classes, wrap_tolerant
+from .wrapping import outside_classes, wrap_tolerant
 
 
 def _regex_parser() -> Any:
@@ -161,7 +162,7 @@ def _positions(folded: str, needle: str) -> Iterator[int]:
 
 _ALPHA_RUN = re.compile(r"[a-z]+")
 _LETTERS_ONLY = bytes(c if 97 <= c <= 122 else 32 for c in range(256))  # a-z kept, rest blank
-_WORD_INDEX_FROM = 256 * 1024  # characters: below this, a plain scan per literal is cheap
+_WORD_INDEX_FROM = 32 * 1024  # characters: below this, a plain scan per literal is cheap
 
 
 class Literals:
@@ -192,15 +193,17 @@ class Literals:
         return needle in self.folded
 
 
-def _holds(requirement: Requirement, literals: Literals) -> bool:
+def holds(requirement: Requirement, literals: Literals) -> bool:
+    """Whether the text ``literals`` is about holds ``requirement`` (True when
+    nothing is known): False means no regex with this requirement can match it."""
     if requirement is None:
         return True
     if isinstance(requirement, str):
         return literals.holds(requirement)
     kind, parts = requirement
     if kind == "all":
-        return all(_holds(p, literals) for p in parts)
-    return any(_holds(p, literals) for p in parts)
+        return all(holds(p, literals) for p in parts)
+    return any(holds(p, literals) for p in parts)
 
 
 @dataclass(frozen=True)
@@ -217,7 +220,7 @@ class Plan:
 
     def may_match(self, literals: Literals) -> bool:
         """False only when the regex cannot match the text ``literals`` is about."""
-        return _holds(self.requirement, literals)
+        return holds(self.requirement, literals)
 
     def search(self, text: str, literals: Literals | None = None) -> re.Match[str] | None:
         """``self.regex.search(text)``: a match of the same span and text, or None
@@ -254,6 +257,7 @@ class Plan:
 
 
 SMALL_TEXT = 32 * 1024  # characters: a shorter text is searched plainly (cheaper than plans)
+GATE_FROM = 32 * 1024  # characters: a shorter text's lines are all read by every regex
 
 
 def search(
@@ -290,6 +294,17 @@ def plan(regex: re.Pattern[str], source: str = "") -> Plan:
             except re.error:
                 branches = ()  # not a plain alternation after all: search it whole
     return Plan(regex, _drop_empty(requirement), starts, "", branches)
+
+
+def requirement_of(pattern: str, flags: int, source: str = "") -> Requirement:
+    """``plan(re.compile(pattern, flags), source).requirement`` without compiling
+    the regex (what the catalogue's plan cache stores). ``source``: as for ``plan``."""
+    spaces = not source or wrap_tolerant(source) != pattern
+    try:
+        tree = _sre.parse(pattern if spaces else source, flags).data
+        return _drop_empty(_required(tree, spaces))
+    except (re.error, RecursionError, OverflowError, ValueError, TypeError, AttributeError):
+        return None
 
 
 # \\1, (?P=name), (?(1)...): a branch alone would not mean what it means in the
@@ -374,6 +389,27 @@ class _Lines:
         return None
 
 
+# The last text's literals and line sets: the harmless lines, the text facts
+# and the QNN codes each gate the same text (one fold, one word index, each
+# literal's lines found once). Reused only for an equal text.
+_last_index: tuple[str, Literals, _Lines] | None = None
+
+
+def _text_index(joined: str, lines: list[str]) -> tuple[Literals, _Lines] | None:
+    global _last_index
+    last = _last_index
+    if last is not None and last[0] == joined:
+        return last[1], last[2]
+    folded = fold(joined)
+    if len(folded) != len(joined):
+        return None
+    starts = list(itertools.accumulate(map((1).__add__, map(len, lines)), initial=0))
+    literals = Literals(folded)
+    lines_of = _Lines(literals, starts)
+    _last_index = (joined, literals, lines_of)
+    return literals, lines_of
+
+
 class LineGate:
     """Which of some regexes can match which lines of one text: a line that lacks
     a regex's required literals cannot hold a match, so the regex need not run
@@ -382,19 +418,15 @@ class LineGate:
     def __init__(self, lines: list[str], regexes: Iterable[re.Pattern[str]]) -> None:
         self._lines: dict[re.Pattern[str], frozenset[int] | None] = {}
         joined = "\n".join(lines)
-        if len(joined) < SMALL_TEXT:
+        if len(joined) < GATE_FROM:
             return  # a small text: every regex runs on every line (cheaper than plans)
-        folded = fold(joined)
-        if len(folded) != len(joined):
+        index = _text_index(joined, lines)
+        if index is None:
             return  # positions would not line up: every regex runs on every line
-        starts = [0]
-        for line in lines:
-            starts.append(starts[-1] + len(line) + 1)
-        literals = Literals(folded)
-        lines_of = _Lines(literals, starts)
+        literals, lines_of = index
         for regex in regexes:
             requirement = plan(regex).requirement
-            if not _holds(requirement, literals):
+            if not holds(requirement, literals):
                 self._lines[regex] = frozenset()  # cannot match anywhere in this text
             else:
                 self._lines[regex] = lines_of.of(requirement)

@@ -24,6 +24,7 @@ Diagnosis.doubt); it raises nothing by itself.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import re
 from collections import Counter
@@ -187,7 +188,8 @@ def _index(signatures: tuple[Signature, ...]) -> _Index:
 def _failure_terms(text: str) -> frozenset[str]:
     """The words on the lines that say what went wrong, and on their neighbours:
     the error line names the cause more often than the environment lines do."""
-    starts = [0, *(m.end() for m in re.finditer("\n", text))]
+    lines = text.split("\n")
+    starts = list(itertools.accumulate([len(line) + 1 for line in lines], initial=0))
     folded = prefilter.fold(text)
     if len(folded) == len(text):  # positions line up: the folded copy is searched
         found = (*_FAILURE_FOLDED.finditer(folded), *_RAISED.finditer(text))
@@ -195,7 +197,6 @@ def _failure_terms(text: str) -> frozenset[str]:
         found = (*FAILURE_WORDS.finditer(text), *_RAISED.finditer(text))
     hot = {bisect.bisect_right(starts, m.start()) - 1 for m in found}
     near = {j for i in hot for j in range(i - FAILURE_LINE_REACH, i + FAILURE_LINE_REACH + 1)}
-    lines = text.split("\n")
     return terms("\n".join(lines[i] for i in sorted(near) if 0 <= i < len(lines)))
 
 

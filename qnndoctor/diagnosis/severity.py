@@ -88,7 +88,7 @@ def record_levels(lines: Iterable[str]) -> Iterator[tuple[str, str | None]]:
     forwards): its own tag, or the record's it continues when it is indented."""
     record: str | None = None
     for line in lines:
-        own = level(line)
+        own = level(line) if line else None  # (a long log's blanked lines: compact)
         record = own if own is not None or not line[:1].isspace() else record
         yield line, record
 

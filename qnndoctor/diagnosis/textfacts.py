@@ -36,9 +36,10 @@ _ORT_FLAVOURS = (
 _FLAVOUR_KEYS = {"onnxruntime-qnn": "onnxruntime_qnn.version", "onnxruntime": "onnxruntime.version"}
 _MODULE_FLAVOURS = frozenset(f for f in _ORT_FLAVOURS if not f.startswith("onnxruntime-genai"))
 
-# name  version   (pip list), name==version (freeze), name-version-...whl (wheel file)
+# name  version   (pip list), name==version (freeze), name-version-...whl (wheel file).
+# No two adjacent blank runs: a line of blanks would be split every way (seconds).
 _PIP_LINE = re.compile(
-    r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_.\-]*)\s*(?:==|\s+)\s*(?P<version>\d+\.\d+(?:\.\d+)*(?:\.?(?:dev|rc|post|a|b)\d*)?)\s*(?:\s.*)?$"
+    r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_.\-]*)(?:\s*==\s*|\s+)(?P<version>\d+\.\d+(?:\.\d+)*(?:\.?(?:dev|rc|post|a|b)\d*)?)(?:\s.*)?$"
 )
 _WHEEL = re.compile(
     r"(?P<name>onnxruntime(?:[_-][a-z]+)*|numpy)-(?P<version>\d+\.\d+(?:\.\d+)*(?:\.?dev\d+)?)-(?P<py>cp\d+)-[a-z0-9_]+-(?P<plat>win_arm64|win_amd64|win32|manylinux\w*_(?:x86_64|aarch64)|linux_(?:x86_64|aarch64)|macosx\w*)\.whl",
@@ -284,7 +285,7 @@ FINDERS: tuple[Finder, ...] = (_pip_lines, _templates, _platform, _environment)
 def _pip_show_blocks(lines: list[str]) -> Iterator[tuple[int, str, str]]:
     """(line number, name, version) of ``pip show`` blocks (Name: on one line, Version: on the next)."""
     for number, line in enumerate(lines):
-        match = _PIP_SHOW.match(line)
+        match = _PIP_SHOW.match(line) if line else None
         if match and number + 1 < len(lines):
             version = _SHOW_VERSION.match(lines[number + 1])
             if version:
@@ -310,7 +311,7 @@ def _template_headings(lines: list[str]) -> Iterator[tuple[int, str, Any]]:
     """The onnxruntime bug template: ``### Platform`` then the answer on the next
     non-empty line (Platform, OS Version, ONNX Runtime Version, Architecture, ...)."""
     for number, line in enumerate(lines):
-        heading = _HEADING.match(line)
+        heading = _HEADING.match(line) if line else None
         if not heading:
             continue
         found = next(
@@ -419,6 +420,8 @@ def from_lines(lines: list[str], socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
     gate = LineGate(lines, [r for _finder, regexes in _FINDER_REGEXES for r in regexes])
     finders = [(finder, gate.lines_for(regexes)) for finder, regexes in _FINDER_REGEXES]
     for number, line in enumerate(lines, 1):
+        if not line:
+            continue  # no finder reads an empty line (a long log's blanked ones: compact)
         index = number - 1
         wanted = [f for f, on in finders if on is None or index in on]
         if not wanted:

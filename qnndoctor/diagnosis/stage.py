@@ -1,0 +1,200 @@
+"""Where it failed: the stage, the component, the line that shows it, and
+the experiment that would settle it, for every answer and for "no known
+cause" too.
+
+Most public reports name no catalogued cause, or one the catalogue was
+never written against; "no known cause" alone helps nobody. What a text
+almost always shows is how far the run got: whether Python could not import
+onnxruntime, the QNN plugin was never registered, the HTP backend did not
+load, a graph did not finalize, or a model ran and gave wrong numbers. That
+narrows the search to one component and one experiment. Read from the
+answer's own matched line when there is one, else from the first line that
+reads like the failure; each line is read against ``RULES`` in order (the
+most specific stage first).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+STAGES = (
+    "install",
+    "import",
+    "EP registration",
+    "device discovery",
+    "backend load",
+    "graph compose / finalize",
+    "context-binary load",
+    "execute",
+    "accuracy",
+    "performance",
+)
+COMPONENTS = (
+    "Python environment",
+    "onnxruntime packaging",
+    "QNN libraries",
+    "HTP driver / firmware / FastRPC",
+    "model / op support",
+    "EP options",
+    "application code",
+    "hardware",
+)
+
+_CHECK = "`qnndoctor check` on the affected machine"
+EXPERIMENTS = {
+    "install": f"{_CHECK} (reads the install without importing it)",
+    "import": f"{_CHECK} (imports onnxruntime in a contained child)",
+    "EP registration": f"{_CHECK} (registers the QNN plugin and lists its devices)",
+    "device discovery": f"{_CHECK} (runs a known-good model on the NPU); "
+    "if an older onnxruntime-qnn worked there: `qnndoctor bisect`",
+    "backend load": f"{_CHECK} (loads the HTP backend with a known-good model); "
+    "if an older onnxruntime-qnn worked there: `qnndoctor bisect`",
+    "graph compose / finalize": "`qnndoctor model YOUR_MODEL.onnx --find-culprit` "
+    f"(which node the NPU rejects); {_CHECK} first if no model runs at all",
+    "context-binary load": "`qnndoctor model YOUR_MODEL.onnx --find-culprit`; "
+    "if the binary was compiled with another QNN: `qnndoctor bisect`",
+    "execute": "`qnndoctor model YOUR_MODEL.onnx --find-culprit` (which node fails to run); "
+    f"{_CHECK} if no model runs at all",
+    "accuracy": "`qnndoctor model YOUR_MODEL.onnx --compare` (NPU outputs against the CPU's)",
+    "performance": "`qnndoctor model YOUR_MODEL.onnx --compare` (what runs where, and how fast)",
+    "unknown": f"{_CHECK}, then `qnndoctor model YOUR_MODEL.onnx --find-culprit` if it passes",
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    stage: str
+    component: str
+    wording: re.Pattern[str]
+
+
+def _rule(stage: str, component: str, wording: str) -> Rule:
+    return Rule(stage, component, re.compile(wording, re.IGNORECASE))
+
+
+RULES = (
+    _rule(
+        "install",
+        "Python environment",
+        r"No matching distribution|Could not find a version that satisfies|Could not install packages"
+        r"|is not a supported wheel|Failed building wheel|requires a different Python|pip install",
+    ),
+    _rule(
+        "import",
+        "onnxruntime packaging",
+        r"DLL load failed|_ARRAY_API not found|cannot import name|numpy\.core\.multiarray failed"
+        r"|onnxruntime_pybind11_state.*(?:not found|cannot open)|ImportError",
+    ),
+    _rule("import", "Python environment", r"No module named|ModuleNotFoundError"),
+    _rule(
+        "EP registration",
+        "onnxruntime packaging",
+        r"register_execution_provider_library|RegisterExecutionProviderLibrary|not registered"
+        r"|Failed to load EP library|EP library|not in available provider names"
+        r"|available providers|get_available_providers|plugin (?:EP|library)",
+    ),
+    _rule(
+        "context-binary load",
+        "QNN libraries",
+        r"context binary|EPContext|_ctx\.onnx|deserializ|contextCreateFromBinary|context cache",
+    ),
+    _rule(
+        "device discovery",
+        "HTP driver / firmware / FastRPC",
+        r"fastrpc|\bcdsp|remote_handle|apps_dev_init|transportStatus|qnn_open|libcdsprpc"
+        r"|\bskel\b|Skel\.so|Skel\.dll|QNN_DEVICE_ERROR|deviceCreate|Failed to create device"
+        r"|get_ep_devices|no (?:QNN |NPU )?devices?\b",
+    ),
+    _rule(
+        "device discovery",
+        "hardware",
+        r"(?:SoC|chip|device|hardware|arch(?:itecture)?) (?:is )?not supported|unsupported (?:SoC|chip)",
+    ),
+    _rule(
+        "backend load",
+        "QNN libraries",
+        r"Unable to load backend|Failed to load (?:the )?backend|backend_path|libQnnHtp|QnnHtp\.dll"
+        r"|QnnSystem|Stub\.(?:so|dll)|stub library|LoadLibrary|cannot open shared object"
+        r"|Failed to (?:load|open) .*\.(?:so|dll)\b|error 126\b|0xc0000135",
+    ),
+    _rule(
+        "graph compose / finalize",
+        "model / op support",
+        r"finaliz|ComposeQnnGraph|compose|validateOpConfig|op validation|Op config|graphAddNode"
+        r"|Failed to add node|Validation FAILED|not supported by (?:the )?QNN|unsupported op"
+        r"|graph prepare|QNN graph|\b3110\b|\b1002\b",
+    ),
+    _rule(
+        "execute",
+        "application code",
+        r"missing \d+ required positional argument|unexpected keyword argument"
+        r"|object has no attribute|is not defined\b|Required inputs .* are missing|Invalid input name"
+        r"|Unexpected input data type|Got invalid dimensions",
+    ),
+    _rule(
+        "execute",
+        "HTP driver / firmware / FastRPC",
+        r"subsystem restart|\bSSR\b|dsp crash|timed? ?out while executing|graph execute.*timeout",
+    ),
+    _rule(
+        "execute",
+        "model / op support",
+        r"graphExecute|qnn_graph_execute|Failed to execute|Non-zero status code returned while running"
+        r"|RUNTIME_EXCEPTION|execute graph|during execution",
+    ),
+    _rule(
+        "accuracy",
+        "model / op support",
+        r"accuracy|wrong (?:output|result)s?|\bNaNs?\b|outputs? (?:differ|mismatch)|all zeros"
+        r"|garbage output|max(?:imum)? abs(?:olute)? diff",
+    ),
+    _rule(
+        "performance",
+        "EP options",
+        r"\bslow(?:er)?\b|latency|inference time|fall(?:s|ing)? back to (?:the )?CPU|CPU fallback"
+        r"|not (?:using|running on) the NPU|NPU (?:is )?(?:not|never) used",
+    ),
+    _rule(
+        "EP registration",
+        "onnxruntime packaging",
+        r"QNNExecutionProvider|onnxruntime_qnn|onnxruntime-qnn",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Where:
+    stage: str  # one of STAGES, or "unknown"
+    component: str  # one of COMPONENTS, or "unknown"
+    line: int | None  # the line that shows it (1-based), None when nothing does
+    text: str | None
+    experiment: str  # the command that would settle it
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "stage": self.stage,
+            "component": self.component,
+            "line": self.line,
+            "text": self.text,
+            "experiment": self.experiment,
+        }
+
+
+def classify(line: str) -> Rule | None:
+    """The first rule whose wording ``line`` holds."""
+    return next((rule for rule in RULES if rule.wording.search(line)), None)
+
+
+def where(shown: list[tuple[int, str]]) -> Where:
+    """Where it failed, from ``shown``: the lines (number, text) that show the
+    failure, the most telling first (the answer's own line, then the lines
+    that read like the failure, earliest first)."""
+    for number, line in shown:
+        rule = classify(line)
+        if rule is not None:
+            text = line.strip()
+            text = text if len(text) <= 240 else text[:237] + "..."
+            return Where(rule.stage, rule.component, number, text, EXPERIMENTS[rule.stage])
+    return Where("unknown", "unknown", None, None, EXPERIMENTS["unknown"])
