@@ -53,6 +53,22 @@ def _pip_installs(command: str) -> list[tuple[str, str | None]]:
     return found
 
 
+def _uninstalled(commands: Iterable[str]) -> set[str]:
+    """The distributions ``pip uninstall`` commands remove (canonical names)."""
+    names: set[str] = set()
+    for command in commands:
+        words = command.split()
+        if "pip" in words and "uninstall" in words:
+            after = words[words.index("uninstall") + 1 :]
+            names |= {w.strip("'\"").lower().replace("_", "-") for w in after if w[:1] != "-"}
+    return names
+
+
+def _named(commands: Iterable[str]) -> set[str]:
+    """The onnxruntime / onnxruntime-qnn distributions pip install commands name."""
+    return {name for c in commands for name, _pin in _pip_installs(c)}
+
+
 def _clashes(command: str, version: str, recommended: tuple[str, ...]) -> bool:
     if command in recommended:
         return False
@@ -164,13 +180,16 @@ def align_fixes(
         fix = finding.fix
         clash = fix is not None and any(_clashes(c, version, commands) for c in fix.commands)
         if fix is not None and clash:
-            finding = replace(
-                finding,
-                fix=Fix(
-                    f"{fix.text} Use onnxruntime-qnn {version}, the version recommended for "
-                    "this machine (see the recommendation):",
-                    commands,
-                ),
+            removed = _uninstalled(commands) & _named(fix.commands)
+            # The finding's own words must not say to keep what these commands remove.
+            text = (
+                f"Set up onnxruntime-qnn {version}, the version recommended for this machine, "
+                f"with the recommendation's commands: they uninstall {', '.join(sorted(removed))} "
+                "and install what this release needs, which also settles this finding:"
+                if removed
+                else f"{fix.text} Use onnxruntime-qnn {version}, the version recommended for "
+                "this machine (see the recommendation):"
             )
+            finding = replace(finding, fix=Fix(text, commands))
         aligned.append(finding)
     return tuple(aligned)

@@ -364,7 +364,9 @@ def _dependencies_step(
     reasons: list[str] = []
     for problem in problems:
         name = problem.requirer
-        if not in_family(name) or name in removed or (name in install and not force):
+        if not in_family(name) or name in removed:
+            continue
+        if not force and (name in install or problem.wanted in install):
             continue  # an install that resolves dependencies covers it
         pins.setdefault(name, install.get(name) or reinstall.get(name) or _pin(name, installed))
         reasons.append(problem.line.rstrip("."))
