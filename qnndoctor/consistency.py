@@ -53,6 +53,20 @@ def _pip_installs(command: str) -> list[tuple[str, str | None]]:
     return found
 
 
+_BARE_QNN = re.compile(r"(?:(?<=\s)(?:-U|--upgrade) )?(?<=\s)onnxruntime[-_]qnn(?=\s|$)", re.I)
+
+
+def _pinned(finding: Finding, version: str) -> Finding:
+    fix = finding.fix
+    if fix is None or not any(_pip_installs(c) for c in fix.commands):
+        return finding
+    commands = tuple(
+        _BARE_QNN.sub(f"onnxruntime-qnn=={version}", c) if _pip_installs(c) else c
+        for c in fix.commands
+    )
+    return replace(finding, fix=replace(fix, commands=commands))
+
+
 def _uninstalled(commands: Iterable[str]) -> set[str]:
     """The distributions ``pip uninstall`` commands remove (canonical names)."""
     names: set[str] = set()
@@ -173,6 +187,10 @@ def align_fixes(
         for f in findings
     )
     version = rec.get("version")
+    if rec.get("status") == "ok" and version and not commands:
+        # The recommended release is installed already: a fix that installs
+        # onnxruntime-qnn unpinned (`-U onnxruntime-qnn`) gets its version.
+        return tuple(_pinned(f, str(version)) for f in findings)
     if rec.get("status") != "ok" or not version or not commands:
         return findings
     aligned = []

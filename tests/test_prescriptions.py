@@ -154,7 +154,7 @@ def prescriptions(cli: Cli, python: Path, tmp: Path) -> tuple[list[str], list[st
         log = tmp / "smoke.log"
         log.write_text(str(reason), encoding="utf-8")
         documents.append(
-            cli("explain", "--log", str(log), "--python", str(python), "--json", "--no-redact").json()
+            cli("explain", "--log", str(log), "--from-report", str(ticket), "--json").json()
         )
     program = shlex.quote(str(python))
     starts = (program, "rm ", shlex.quote(sys.executable), ".venv-npu/")
@@ -401,3 +401,58 @@ def test_the_placeholder_detector_catches_what_the_issue_names() -> None:
     assert windows_problems('"C:\\Program Files\\Python312\\python.exe" -m pip install x')
     assert windows_problems("python -m pip install onnxruntime>=1.24.2")
     assert not windows_problems('python -m pip install "onnxruntime>=1.24.2"')
+
+
+def test_smoke_failed_fix_is_pinned_and_its_text_clean(
+    cli: Cli, pip_venv: Path, real_wheels: dict[str, Path], tmp_path: Path
+) -> None:
+    """A ticket whose smoke session failed the plugin handshake (onnxruntime-qnn
+    2.3.0, the text ending in a newline as a log's last line does): the
+    catalogue's inline `python -m pip install -U onnxruntime-qnn` becomes the
+    recommendation's pinned command, and no stray ". Most likely" line."""
+    python = _wrong_companion(tmp_path, pip_venv, real_wheels)
+    data = cli("check", "--python", str(python), "--json", "--no-redact", "--no-smoke").json()
+    data["smoke"] = {
+        **data["smoke"],
+        "status": "failed",
+        "reason": "Fail at stage session: [ONNXRuntimeError] : 1 : FAIL : "
+        "ep_plugin_provider_interfaces.cc:404 SanityCheckOrtEp OrtEp has invalid "
+        "ort_version_supported=0 (expected at least 22)\n",
+        "signatures": [],
+    }
+    ticket = tmp_path / "ticket.json"
+    ticket.write_text(json.dumps(data))
+    again = cli("check", "--from-report", str(ticket), "--json", "--no-redact").json()
+    failed = next(f for f in again["findings"] if f["id"] == "smoke-failed")
+    assert "\n." not in failed["explanation"] and ".." not in failed["explanation"]
+    assert "Most likely (high confidence): Plugin EP handshake" in failed["explanation"]
+    commands = failed["fix"]["commands"]
+    assert commands == again["recommendation"]["commands"]
+    assert commands and all("onnxruntime-qnn==2.7.0" in c for c in commands if "install" in c)
+    assert not any(c.endswith("-U onnxruntime-qnn") for c in commands)
+
+
+def test_explain_reinstall_without_known_versions_runs_as_printed(
+    cli: Cli, pip_venv: Path, tmp_path: Path, offline_pip: None
+) -> None:
+    """explain on a half-initialised `onnxruntime_qnn` import, the versions
+    unknown (text alone): no made-up pin, and the command it gives reinstalls
+    what is installed, run as printed in the activated environment."""
+    log = tmp_path / "error.txt"
+    log.write_text(
+        "ImportError: cannot import name 'build_and_package_info' from partially initialized "
+        "module 'onnxruntime_qnn' (most likely due to a circular import) "
+        "(/home/u/app/.venv/lib/python3.11/site-packages/onnxruntime_qnn/__init__.py)\n"
+    )
+    document = cli("explain", "--log", str(log), "--json", "--no-redact").json()
+    texts = [str(c.get("fix")) for c in document["candidates"]]
+    top = texts[0]
+    assert "==onnxruntime.version" not in top and "==the installed" not in top
+    (command,) = [c for c in commands_in_text(top) if c.startswith("python -c")]
+    _well_formed(command)
+    python = _copy(pip_venv, tmp_path / "venv")
+    library = site_packages(python) / "onnxruntime_qnn" / "__init__.py"
+    library.write_text("")  # damaged: the reinstall must restore it
+    run_as_printed(command, python, tmp_path)
+    assert library.read_text()
+    assert _pip_check(python) == ""

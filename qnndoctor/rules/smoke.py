@@ -51,11 +51,14 @@ def _fix(facts: Facts, text: str) -> Fix:
                 commands.append(found)
                 continue
         prose.append(line)
-    if not commands:
-        # A fix whose one command stands inside a sentence (`python -m pip ...`,
-        # the first one: later ones are alternatives): a command of the fix
-        # too, typed for the target's interpreter and pinned like the others.
-        prose = [_INLINE_PIP.sub(inline, " ".join(prose), count=1)]
+    joined = " ".join(prose)
+    inline_commands = _INLINE_PIP.findall(joined)
+    if not commands and len(inline_commands) == 1 and " install " in inline_commands[0]:
+        # A fix whose one install command stands inside a sentence: a command
+        # of the fix too, typed for the target's interpreter and pinned like
+        # the others. (Several are steps and alternatives in prose: kept as
+        # words, never run in sequence.)
+        prose = [_INLINE_PIP.sub(inline, joined, count=1)]
     return Fix(" ".join(prose).strip() or "Run the commands below.", tuple(commands))
 
 

@@ -25,7 +25,7 @@ _PLACEHOLDERS = (
     re.compile(r"\{[a-z_]+(?:\.[a-z_]+)*\}"),  # an unfilled {fact}
     re.compile(r"(?<![\w.])X\.Y(?:\.Z)?(?![\w.])"),
     re.compile(r"\bVERSION\b"),
-    re.compile(r"==\s*(?=$|[\s'\"])"),  # a pin without a version
+    re.compile(r"(?<=[A-Za-z0-9_\]])==\s*(?=$|[\s'\"])"),  # a pin without a version
     re.compile(r"\bNN\b"),  # libQnnHtpVNN
 )
 # <...> that is not syntax: redaction marks are explained in the README.
@@ -70,6 +70,7 @@ _PROGRAMS = (
     "uv",
 )
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
+_INLINE_PYTHON_C = re.compile(r'(?<![`\w])python -c "[^"`]*"')
 _INLINE_PIP = re.compile(r"(?<![`\w])(python -m pip [^;`\n]+?)(?=;|,? or |\s+with the\b| \(|\.\s|\.?$)")
 
 
@@ -87,6 +88,7 @@ def commands_in_text(text: str) -> list[str]:
     found = [c for c in found if _looks_like_command(c)]
     stripped = _BACKTICKED.sub(" ", text)
     found += [m.group(1).strip() for m in _INLINE_PIP.finditer(stripped)]
+    found += [m.group(0) for m in _INLINE_PYTHON_C.finditer(stripped)]
     return found
 
 
