@@ -412,13 +412,23 @@ def test_smoke_failed_fix_is_pinned_and_its_text_clean(
     recommendation's pinned command, and no stray ". Most likely" line."""
     python = _wrong_companion(tmp_path, pip_venv, real_wheels)
     data = cli("check", "--python", str(python), "--json", "--no-redact", "--no-smoke").json()
+    message = (
+        "[ONNXRuntimeError] : 1 : FAIL : ep_plugin_provider_interfaces.cc:404 "
+        "SanityCheckOrtEp OrtEp has invalid ort_version_supported=0 (expected at least 22)"
+    )
     data["smoke"] = {
         **data["smoke"],
         "status": "failed",
-        "reason": "Fail at stage session: [ONNXRuntimeError] : 1 : FAIL : "
-        "ep_plugin_provider_interfaces.cc:404 SanityCheckOrtEp OrtEp has invalid "
-        "ort_version_supported=0 (expected at least 22)\n",
+        "reason": f"Fail at stage session: {message}\n",
         "signatures": [],
+        "child": {
+            "stage": "session",
+            "status": "failed",
+            "path": "plugin-2.x",
+            "onnxruntime_version": "1.31.1",
+            "onnxruntime_qnn_version": "2.3.0",
+            "exception": {"type": "Fail", "message": message},
+        },
     }
     ticket = tmp_path / "ticket.json"
     ticket.write_text(json.dumps(data))
