@@ -293,7 +293,7 @@ def test_pep668_route_works_as_printed(
 def _windows_ticket(report: dict[str, Any], executable: str, *, emulated: bool) -> dict[str, Any]:
     """A saved ticket with Windows facts (the emulation facts as a Windows on
     Arm PC reports them for an x64 Python)."""
-    ticket = json.loads(json.dumps(report))
+    ticket: dict[str, Any] = json.loads(json.dumps(report))
     interpreter = ticket["facts"]["interpreter"]["values"]
     interpreter.update(
         sys_platform="win32",
