@@ -287,7 +287,25 @@ def test_pep668_route_works_as_printed(
     assert _pip_check(venv_python) == ""
 
 
-# -- Windows tickets: tokenised, not run -----------------------------------------
+# -- tickets (saved reports with facts changed): tokenised, not run ---------------
+
+
+@pytest.fixture(scope="module")
+def wrong_companion_report(
+    pip_venv: Path, real_wheels: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Any]:
+    """The `check --json --no-smoke` report of onnxruntime-qnn 2.3.0 beside
+    onnxruntime 1.31.1 (one venv for every ticket made from it)."""
+    from qnndoctor.cli import main
+
+    tmp = tmp_path_factory.mktemp("ticketbase")
+    python = _wrong_companion(tmp, pip_venv, real_wheels)
+    out = tmp / "report.json"
+    code = main(["check", "--python", str(python), "--json", "--no-redact", "--no-smoke",
+                 "--output", str(out)])
+    assert code == 1
+    report: dict[str, Any] = json.loads(out.read_text("utf-8"))
+    return report
 
 
 def _windows_ticket(report: dict[str, Any], executable: str, *, emulated: bool) -> dict[str, Any]:
@@ -323,14 +341,12 @@ def test_windows_commands_parse_in_powershell_and_cmd(
     executable: str,
     emulated: bool,
     cli: Cli,
-    pip_venv: Path,
-    real_wheels: dict[str, Path],
+    wrong_companion_report: dict[str, Any],
     tmp_path: Path,
 ) -> None:
-    python = _wrong_companion(tmp_path, pip_venv, real_wheels)
-    report = cli("check", "--python", str(python), "--json", "--no-redact", "--no-smoke").json()
     path = tmp_path / "windows-ticket.json"
-    path.write_text(json.dumps(_windows_ticket(report, executable, emulated=emulated)))
+    ticket = _windows_ticket(wrong_companion_report, executable, emulated=emulated)
+    path.write_text(json.dumps(ticket))
     again = cli("check", "--from-report", str(path), "--json", "--no-redact").json()
     commands = report_commands(again)
     assert commands
@@ -404,14 +420,13 @@ def test_the_placeholder_detector_catches_what_the_issue_names() -> None:
 
 
 def test_smoke_failed_fix_is_pinned_and_its_text_clean(
-    cli: Cli, pip_venv: Path, real_wheels: dict[str, Path], tmp_path: Path
+    cli: Cli, wrong_companion_report: dict[str, Any], tmp_path: Path
 ) -> None:
     """A ticket whose smoke session failed the plugin handshake (onnxruntime-qnn
     2.3.0, the text ending in a newline as a log's last line does): the
     catalogue's inline `python -m pip install -U onnxruntime-qnn` becomes the
     recommendation's pinned command, and no stray ". Most likely" line."""
-    python = _wrong_companion(tmp_path, pip_venv, real_wheels)
-    data = cli("check", "--python", str(python), "--json", "--no-redact", "--no-smoke").json()
+    data = json.loads(json.dumps(wrong_companion_report))
     message = (
         "[ONNXRuntimeError] : 1 : FAIL : ep_plugin_provider_interfaces.cc:404 "
         "SanityCheckOrtEp OrtEp has invalid ort_version_supported=0 (expected at least 22)"
