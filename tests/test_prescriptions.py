@@ -68,9 +68,15 @@ def _pip_check(python: Path) -> str:
 # -- the broken environments --------------------------------------------------
 
 
-def _fresh(tmp: Path, pip_venv: Path, wheels: dict[str, Path]) -> Path:
+@pytest.fixture(scope="session")
+def empty_pip_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new venv with only its pip (made once; tests copy it)."""
+    return make_venv(tmp_path_factory.mktemp("empty") / "venv", with_pip=True)
+
+
+def _fresh(tmp: Path, empty: Path, wheels: dict[str, Path]) -> Path:
     """A new venv with nothing installed: the most common case of all."""
-    return make_venv(tmp / "venv", with_pip=True)
+    return _copy(empty, tmp / "venv")
 
 
 def _wrong_companion(tmp: Path, pip_venv: Path, wheels: dict[str, Path]) -> Path:
@@ -194,12 +200,13 @@ def run_as_printed(command: str, python: Path, cwd: Path) -> None:
 def test_every_printed_command_works_as_printed(
     name: str,
     cli: Cli,
-    pip_venv: Path,
+    request: pytest.FixtureRequest,
     real_wheels: dict[str, Path],
     tmp_path: Path,
     offline_pip: None,
 ) -> None:
-    python = RUN[name](tmp_path, pip_venv, real_wheels)
+    base = request.getfixturevalue("empty_pip_venv" if name == "fresh" else "pip_venv")
+    python = RUN[name](tmp_path, base, real_wheels)
     structured, prose = prescriptions(cli, python, tmp_path)
     assert structured, f"{name}: qnndoctor printed no command to run"
     for command in structured + prose:
@@ -214,11 +221,11 @@ def test_every_printed_command_works_as_printed(
 
 
 def test_fix_yes_on_a_fresh_venv_is_fixed_and_proven(
-    cli: Cli, tmp_path: Path, offline_pip: None
+    cli: Cli, empty_pip_venv: Path, tmp_path: Path, offline_pip: None
 ) -> None:
     """The most common case: nothing installed. fix resolves dependencies
     (onnxruntime, numpy, ...) and proves it with check and pip check."""
-    python = make_venv(tmp_path / "venv", with_pip=True)
+    python = _copy(empty_pip_venv, tmp_path / "venv")
     result = cli("fix", "--python", str(python), "--yes", "--json")
     assert result.code == 0, result.out[-3000:] + result.err[-3000:]
     document = result.json()
