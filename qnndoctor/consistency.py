@@ -53,6 +53,36 @@ def _pip_installs(command: str) -> list[tuple[str, str | None]]:
     return found
 
 
+_BARE_QNN = re.compile(r"(?:(?<=\s)(?:-U|--upgrade) )?(?<=\s)onnxruntime[-_]qnn(?=\s|$)", re.I)
+
+
+def _pinned(finding: Finding, version: str) -> Finding:
+    fix = finding.fix
+    if fix is None or not any(_pip_installs(c) for c in fix.commands):
+        return finding
+    commands = tuple(
+        _BARE_QNN.sub(f"onnxruntime-qnn=={version}", c) if _pip_installs(c) else c
+        for c in fix.commands
+    )
+    return replace(finding, fix=replace(fix, commands=commands))
+
+
+def _uninstalled(commands: Iterable[str]) -> set[str]:
+    """The distributions ``pip uninstall`` commands remove (canonical names)."""
+    names: set[str] = set()
+    for command in commands:
+        words = command.split()
+        if "pip" in words and "uninstall" in words:
+            after = words[words.index("uninstall") + 1 :]
+            names |= {w.strip("'\"").lower().replace("_", "-") for w in after if w[:1] != "-"}
+    return names
+
+
+def _named(commands: Iterable[str]) -> set[str]:
+    """The onnxruntime / onnxruntime-qnn distributions pip install commands name."""
+    return {name for c in commands for name, _pin in _pip_installs(c)}
+
+
 def _clashes(command: str, version: str, recommended: tuple[str, ...]) -> bool:
     if command in recommended:
         return False
@@ -157,6 +187,10 @@ def align_fixes(
         for f in findings
     )
     version = rec.get("version")
+    if rec.get("status") == "ok" and version and not commands:
+        # The recommended release is installed already: a fix that installs
+        # onnxruntime-qnn unpinned (`-U onnxruntime-qnn`) gets its version.
+        return tuple(_pinned(f, str(version)) for f in findings)
     if rec.get("status") != "ok" or not version or not commands:
         return findings
     aligned = []
@@ -164,13 +198,16 @@ def align_fixes(
         fix = finding.fix
         clash = fix is not None and any(_clashes(c, version, commands) for c in fix.commands)
         if fix is not None and clash:
-            finding = replace(
-                finding,
-                fix=Fix(
-                    f"{fix.text} Use onnxruntime-qnn {version}, the version recommended for "
-                    "this machine (see the recommendation):",
-                    commands,
-                ),
+            removed = _uninstalled(commands) & _named(fix.commands)
+            # The finding's own words must not say to keep what these commands remove.
+            text = (
+                f"Set up onnxruntime-qnn {version}, the version recommended for this machine, "
+                f"with the recommendation's commands: they uninstall {', '.join(sorted(removed))} "
+                "and install what this release needs, which also settles this finding:"
+                if removed
+                else f"{fix.text} Use onnxruntime-qnn {version}, the version recommended for "
+                "this machine (see the recommendation):"
             )
+            finding = replace(finding, fix=Fix(text, commands))
         aligned.append(finding)
     return tuple(aligned)

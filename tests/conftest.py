@@ -100,6 +100,29 @@ def healthy_venv(tmp_path_factory: pytest.TempPathFactory, real_wheels: dict[str
     return runtime_venv(tmp_path_factory.mktemp("healthy") / "venv", real_wheels, "1.31.1", "2.7.0")
 
 
+# What onnxruntime 1.31.1 and onnxruntime-qnn 2.7.0 require (tests/real-wheels.txt).
+DEPENDENCIES = (
+    "coloredlogs==15.0.1",
+    "humanfriendly==10.0",
+    "flatbuffers==25.12.19",
+    "mpmath==1.3.0",
+    "packaging==26.4",
+    "protobuf==7.36.2",
+    "sympy==1.14.0",
+)
+
+
+@pytest.fixture(scope="session")
+def pip_venv(tmp_path_factory: pytest.TempPathFactory, real_wheels: dict[str, Path]) -> Path:
+    """A venv WITH its own pip (fix runs the target's pip), holding the healthy
+    reference setup: onnxruntime 1.31.1 + onnxruntime-qnn 2.7.0 and all they
+    require (`pip check` clean, as after a plain pip install)."""
+    root = tmp_path_factory.mktemp("fixbase") / "venv"
+    python = runtime_venv(root, real_wheels, "1.31.1", "2.7.0", with_pip=True)
+    pip_install(python, *(str(real_wheels[pin]) for pin in DEPENDENCIES))
+    return python
+
+
 @pytest.fixture(scope="session")
 def verbose_session(healthy_venv: Path) -> subprocess.CompletedProcess[str]:
     """A real verbose ORT + QNN session that passed on the HTP simulator

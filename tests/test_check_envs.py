@@ -159,6 +159,10 @@ def test_two_flavours_and_overwritten_pybind(
         "install onnxruntime-qnn==2.7.0",
     ]
     assert multiple["fix"]["commands"] == commands
+    # The words agree with the commands: they remove onnxruntime-qnn 1.x, so
+    # the text does not say to keep it (issue 25).
+    assert "except onnxruntime-qnn" not in multiple["fix"]["text"]
+    assert "they uninstall onnxruntime-qnn and install" in multiple["fix"]["text"]
 
 
 def test_overwritten_file_is_named_with_its_real_owner(cli: Cli, tmp_path: Path) -> None:

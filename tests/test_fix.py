@@ -14,18 +14,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliResult, runtime_venv
+from conftest import CliResult
 from helpers.wheels import build_wheel, pip_install, site_packages, system_like_python
+from packaging.version import Version
 
 Cli = Callable[..., CliResult]
 
 
-@pytest.fixture(scope="session")
-def pip_venv(tmp_path_factory: pytest.TempPathFactory, real_wheels: dict[str, Path]) -> Path:
-    """A venv WITH its own pip (fix runs the target's pip), holding the healthy
-    reference setup: onnxruntime 1.31.1 + onnxruntime-qnn 2.7.0 + numpy."""
-    root = tmp_path_factory.mktemp("fixbase") / "venv"
-    return runtime_venv(root, real_wheels, "1.31.1", "2.7.0", with_pip=True)
+def _pip_check(python: Path) -> str:
+    """`pip check`'s complaints ("" when clean)."""
+    done = subprocess.run(
+        [str(python), "-m", "pip", "check"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    return "" if done.returncode == 0 else done.stdout + done.stderr
 
 
 @pytest.fixture
@@ -86,7 +92,7 @@ def test_handshake_failure_dry_run_changes_nothing_then_fixed_and_proven(
     dry = cli("fix", "--python", str(python))  # no --yes, stdin not a terminal
     assert dry.code == 1
     assert "dry run: nothing was changed" in dry.out
-    assert "-m pip install --no-deps onnxruntime-qnn==2.7.0" in dry.out
+    assert "-m pip install onnxruntime-qnn==2.7.0\n" in dry.out  # dependencies resolved by pip
     assert "why: recommendation: onnxruntime-qnn 2.7.0" in dry.out
     assert "smoke session failed now" in dry.out
     assert _freeze(python) == freeze
@@ -97,7 +103,7 @@ def test_handshake_failure_dry_run_changes_nothing_then_fixed_and_proven(
     document = result.json()
     assert document["outcome"] == "fixed" and document["state"] == "new"
     (step,) = document["plan"]["steps"]
-    assert step["pip_args"] == ["install", "--no-deps", "onnxruntime-qnn==2.7.0"]
+    assert step["pip_args"] == ["install", "onnxruntime-qnn==2.7.0"]
     assert "recommendation: onnxruntime-qnn 2.7.0" in step["why"]
     proof = document["proof"]
     assert proof["proven"] is True
@@ -107,6 +113,7 @@ def test_handshake_failure_dry_run_changes_nothing_then_fixed_and_proven(
     assert proof["smoke_after"]["status"] == "passed"
     assert proof["smoke_after"]["timings_s"]  # the proving session's own stage timings
     assert "smoke-failed (error)" in proof["findings_gone"]
+    assert proof["pip_check"]["clean"] is True  # part of the proof
     assert "Successfully installed onnxruntime-qnn-2.7.0" in result.err  # streamed pip output
     assert not (root / ".qnndoctor-fix").exists()  # backup discarded
     # An independent check agrees.
@@ -194,6 +201,23 @@ def test_failed_proof_rolls_back_to_the_exact_previous_state(
     assert rollback["verified"] is True and rollback["files_checked"] > 600
     assert _freeze(python) == freeze
     assert _tree(root) == files
+    # The result ends with the next thing to do, and it works as printed: the
+    # plan by hand plus what the proof's check asked for, then a check.
+    following = document["next"]
+    assert following["commands"][-1] == (
+        f"{sys.executable} -m qnndoctor check --python {python}"
+    )
+    for command in following["commands"]:
+        done = subprocess.run(
+            ["sh", "-c", command],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+        assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
+    assert _pip_check(python) == ""
 
 
 def _report_of(cli: Cli, python: Path) -> dict[str, Any]:
@@ -373,6 +397,39 @@ def test_uninstall_leftover_is_moved_out_and_proven(
     assert _freeze(python) == freeze
 
 
+def test_two_flavours_leftover_and_missing_dependencies_end_pip_check_clean(
+    cli: Cli, venv_copy: Callable[[], Path], tmp_path: Path, offline_pip: None
+) -> None:
+    """The issue's case: a second flavour, a `~nnxruntime` leftover, and
+    onnxruntime-qnn's coloredlogs and sympy missing. "fixed and proven" now
+    includes `pip check`, so the plan closes with the dependencies step."""
+    python = venv_copy()
+    from helpers.wheels import pip_uninstall
+
+    pip_uninstall(python, "coloredlogs", "sympy")
+    other = build_wheel(
+        tmp_path / "other",
+        "onnxruntime-directml",
+        "1.31.1",
+        {"onnxruntime/__init__.py": b"__version__ = '1.31.1'\n"},
+    )
+    pip_install(python, str(other))
+    shutil.copytree(site_packages(python) / "onnxruntime" / "tools", site_packages(python) / "~nnxruntime")
+    assert "onnxruntime-qnn 2.7.0 requires coloredlogs" in _pip_check(python)
+    result = cli("fix", "--python", str(python), "--yes", "--json")
+    assert result.code == 0, result.out + result.err
+    document = result.json()
+    assert any("requires coloredlogs" in p for p in document["pip_check_before"]["problems"])
+    steps = document["plan"]["steps"]
+    assert [s["kind"] for s in steps] == ["remove-leftover", "uninstall", "reinstall", "dependencies"]
+    assert steps[-1]["pip_args"] == ["install", "onnxruntime-qnn==2.7.0"]
+    assert document["proof"]["pip_check"]["clean"] is True
+    assert _pip_check(python) == ""
+    assert "Successfully installed" in result.err and "sympy" in result.err
+    check = cli("check", "--python", str(python), "--json")
+    assert check.code == 0, check.out[-2000:]
+
+
 def test_too_old_onnxruntime_for_the_plugin_is_upgraded_and_proven(
     cli: Cli, venv_copy: Callable[[], Path], real_wheels: dict[str, Path], offline_pip: None
 ) -> None:
@@ -385,10 +442,13 @@ def test_too_old_onnxruntime_for_the_plugin_is_upgraded_and_proven(
     assert result.code == 0, result.out + result.err
     document = result.json()
     (step,) = document["plan"]["steps"]
-    assert step["pip_args"] == ["install", "--no-deps", "onnxruntime>=1.24.2"]
+    assert step["pip_args"] == ["install", "onnxruntime>=1.24.2"]
     assert step["why"].startswith("finding plugin-companion-mismatch")
-    assert document["proof"]["versions_after"]["onnxruntime"] == "1.31.1"
+    # The newest onnxruntime among the wheels pip is given (1.31.1 in CI).
+    after = document["proof"]["versions_after"]["onnxruntime"]
+    assert Version(after) >= Version("1.24.2")
     assert document["proof"]["smoke_after"]["status"] == "passed"
+    assert document["proof"]["pip_check"]["clean"] is True
 
 
 def test_pip_step_past_its_time_limit_is_killed_and_rolled_back(

@@ -123,12 +123,39 @@ class Signature:
             text = self.fix.get(key or "any") or self.fix.get("any") or ""
             if not text:
                 text = "\n".join(f"{k}: {v}" for k, v in self.fix.items())
-        return _PLACEHOLDER.sub(lambda m: _fill(m[1], facts or {}), text)
+        known = facts or {}
+        text = _PINNED_REINSTALL.sub(lambda m: _reinstall(m, known), text)
+        return _PLACEHOLDER.sub(lambda m: _fill(m[1], known), text)
 
 
 _PLACEHOLDER = re.compile(r"\{([a-z_.]+)\}")
-_UNKNOWN = {
+# A catalogue command that pins distributions to versions from the facts:
+# python -m pip install --force-reinstall --no-deps onnxruntime=={onnxruntime.version} ...
+_PINNED_REINSTALL = re.compile(
+    r"python -m pip install(?P<flags>(?: --[a-z-]+)*)"
+    r"(?P<pins>(?: \"?[A-Za-z0-9_.-]+==\{[a-z_.]+\}\"?)+)"
+)
+_PIN = re.compile(r"([A-Za-z0-9_.-]+)==\{([a-z_.]+)\}")
+
+
+def _reinstall(match: re.Match[str], facts: Mapping[str, Any]) -> str:
+    """The pins filled from the facts; where a version is not known, a command
+    that reinstalls whatever version is installed (read from its metadata by
+    the interpreter that runs it), typed the same in sh, PowerShell and cmd
+    (no ``$``, ``%``, ``!``, backtick or inner double quote): never a made-up pin."""
+    pins = _PIN.findall(match["pins"])
+    if all(facts.get(key) is not None for _name, key in pins):
+        return match[0]  # the placeholders are filled as usual
+    flags = ", ".join(f"'{flag}'" for flag in match["flags"].split())
+    names = ", ".join(f"'{name}'" for name, _key in pins) + ("," if len(pins) == 1 else "")
+    return (
+        'python -c "import subprocess, sys; from importlib.metadata import version; '
+        f"subprocess.check_call([sys.executable, '-m', 'pip', 'install', {flags}] + "
+        f"[n + '==' + version(n) for n in ({names})])\""
+    )
+_UNKNOWN = {  # outside a pinned command (there: _reinstall)
     "htp_arch": "NN (the chip's Hexagon version, e.g. 73: `qnndoctor check` shows it)",
+    "onnxruntime.version": "the installed version (`python -m pip show onnxruntime`)",
     "onnxruntime_qnn.version": "the installed version (`python -m pip show onnxruntime-qnn`)",
 }
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .dependencies import pip_environment
 from .plan import Step
 
 
@@ -35,12 +36,6 @@ class PipRun:
             "timed_out": self.timed_out,
             "output_tail": self.tail,
         }
-
-
-def pip_environment() -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1", PYTHONIOENCODING="utf-8")
-    return env
 
 
 def run_pip(

@@ -70,6 +70,7 @@ def _log(err: TextIO, message: str) -> None:
 
 def _run(args: argparse.Namespace, err: TextIO, result: dict[str, Any]) -> int:
     from .checking import CheckFailed, run_check
+    from .dependencies import pip_check
     from .environment import InspectFailed, inspect
     from .plan import build_plan
 
@@ -87,11 +88,15 @@ def _run(args: argparse.Namespace, err: TextIO, result: dict[str, Any]) -> int:
         result.update(outcome="could-not-check", message=f"could not check: {exc}")
         return exitcodes.FINDINGS
     result.update(python=python, before=_summary(before))
+    checked = pip_check(python) if environment.has_pip else None
+    if checked is not None:
+        result["pip_check_before"] = checked.to_json()
     plan = build_plan(
         before,
         environment,
         break_system_packages=args.break_system_packages,
         force_install=tuple(args.x_force_install),
+        problems=checked.problems if checked is not None else (),
     )
     result["plan"] = plan.to_json()
     from .apply import describe
@@ -112,7 +117,24 @@ def _run(args: argparse.Namespace, err: TextIO, result: dict[str, Any]) -> int:
             message="dry run: nothing was changed; run again with --yes to apply this plan",
         )
         return exitcodes.FINDINGS
-    return _apply(args, err, python, plan, before, result)
+    return _apply(args, err, python, plan, before, checked, result)
+
+
+def _touched(python: str, plan: Any, timeout: float) -> tuple[str, ...]:
+    """The plan's distributions, and the installed ones its dependency-
+    resolving pip calls would replace (pip's own dry run), so the snapshot
+    backs those up too. Where pip cannot say: every installed distribution."""
+    from .dependencies import would_replace
+    from .environment import inspect
+
+    installed = [c for c, _v, _w in inspect(python).dists]
+    names = set(plan.touched)
+    for step in plan.steps:
+        if step.kind not in ("install", "dependencies") or "--no-deps" in step.pip_args:
+            continue
+        replaced = would_replace(python, step.pip_args, installed, timeout)
+        names |= set(installed) if replaced is None else replaced
+    return (*plan.touched, *sorted(names - set(plan.touched)))
 
 
 def _apply(
@@ -121,13 +143,15 @@ def _apply(
     python: str,
     plan: Any,
     before: dict[str, Any],
+    checked: Any,
     result: dict[str, Any],
 ) -> int:
     from . import state
     from .apply import describe, run_pip
     from .checking import CheckFailed, run_check
+    from .dependencies import pip_check
     from .environment import InspectFailed
-    from .proof import compare_reports, failure_text
+    from .proof import compare_reports, failure_text, next_step
 
     def echo(line: str) -> None:
         err.write(f"  pip | {line}\n")
@@ -136,9 +160,10 @@ def _apply(
     def pip(pip_args: tuple[str, ...]) -> bool:
         return run_pip(python, pip_args, timeout=args.step_timeout, echo=echo).ok
 
-    _log(err, f"recording the current state of {', '.join(plan.touched) or 'the environment'}")
     try:
-        snapshot = state.record(python, plan.touched)
+        touched = _touched(python, plan, args.step_timeout)
+        _log(err, f"recording the current state of {', '.join(touched) or 'the environment'}")
+        snapshot = state.record(python, touched)
     except (OSError, InspectFailed) as exc:
         result.update(
             outcome="could-not-fix",
@@ -163,6 +188,7 @@ def _apply(
                 failure = f"step {number} failed: " + (
                     "timed out" if run.timed_out else f"pip exited {run.exit_code}"
                 )
+                result["next"] = next_step(python, plan, result, failed_step=number)
                 break
         if failure is None:
             _log(err, "proving it: a fresh check with the smoke session")
@@ -176,12 +202,14 @@ def _apply(
             except CheckFailed as exc:
                 failure = f"the proof could not run: {exc}"
             else:
-                result["proof"] = compare_reports(before, after)
+                _log(err, "proving it: pip check")
+                result["proof"] = compare_reports(before, after, checked, pip_check(python))
                 if result["proof"]["proven"]:
                     state.discard(snapshot)
                     result.update(outcome="fixed", state="new", message="fixed and proven")
                     return exitcodes.OK
-                failure = "the proof failed: " + failure_text(after)
+                failure = "the proof failed: " + failure_text(after, result["proof"])
+                result["next"] = next_step(python, plan, result, after=after)
     except KeyboardInterrupt:
         failure = "interrupted"
     except (OSError, InspectFailed) as exc:

@@ -4,9 +4,13 @@ No second set of rules: the steps are the pip commands the report already
 gives (the recommendation's, and the fixes of its error and warning
 findings), read back into argument lists, merged and ordered; leftovers come
 from the ``uninstall-leftover`` finding's facts. What the plan adds is only
-what running them safely needs: ``--no-deps`` (``fix`` never changes a
-distribution outside the onnxruntime family), exact pins for reinstalls, and
-refusals where a fix is out of reach.
+what running them safely needs: exact pins, ``--no-deps`` on force-reinstalls
+(so they rewrite one distribution's files, not its dependencies'), one
+closing ``dependencies`` step (the pins again, resolved by pip) where a
+force-reinstall or ``pip check`` says a dependency may be missing, and
+refusals where a fix is out of reach. Plain installs resolve dependencies:
+pip adds what the pinned wheels require and changes an installed
+distribution outside the family only where a requirement needs it.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from ..shell import new_venv_command
+from .dependencies import Problem
 from .environment import TargetEnvironment
 
 # fix changes these distributions and nothing else.
@@ -33,7 +38,7 @@ class Step:
     """One change. ``pip_args`` follow ``<python> -m pip``; a leftover step
     moves ``path`` into the backup folder instead."""
 
-    kind: str  # "remove-leftover" | "uninstall" | "install" | "reinstall"
+    kind: str  # "remove-leftover" | "uninstall" | "install" | "reinstall" | "dependencies"
     why: str
     touches: tuple[str, ...]
     pip_args: tuple[str, ...] = ()
@@ -98,7 +103,7 @@ def _installed(report: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def _in_family(name: str) -> bool:
+def in_family(name: str) -> bool:
     return bool(_FAMILY.match(canonicalize_name(name)))
 
 
@@ -172,7 +177,8 @@ def _requirement_name(text: str) -> str | None:
 
 def _companion(rec: dict[str, Any], installed: dict[str, str]) -> str | None:
     """The onnxruntime the recommended 2.x wheel requires, when the installed
-    one does not meet it (the install runs with --no-deps)."""
+    one does not meet it: named in the install step, so the plan says why
+    onnxruntime changes (pip would resolve it anyway)."""
     if rec.get("era") != "plugin-2.x" or not rec.get("file"):
         return None
     from .. import matrixdata
@@ -200,8 +206,10 @@ def build_plan(
     *,
     break_system_packages: bool = False,
     force_install: tuple[str, ...] = (),
+    problems: tuple[Problem, ...] = (),
 ) -> Plan:
-    """Steps from the report, or the reasons why none are attempted."""
+    """Steps from the report, or the reasons why none are attempted.
+    ``problems``: what ``pip check`` says of the target now."""
     reasons = refusals(report, environment, break_system_packages)
     if reasons:
         return Plan((), tuple(reasons))
@@ -233,7 +241,7 @@ def build_plan(
             verb, args = call[0], [a for a in call[1:] if not a.startswith("-")]
             for arg in args:
                 name = canonicalize_name(arg) if verb == "uninstall" else _requirement_name(arg)
-                if name is None or not _in_family(name):
+                if name is None or not in_family(name):
                     notes.append(f"not applied (outside the onnxruntime family): {command}")
                     continue
                 if name == "onnxruntime-qnn" and verb == "install" and version:
@@ -256,7 +264,12 @@ def build_plan(
         install["onnxruntime"] = (
             companion,
             f"onnxruntime-qnn {version} requires {companion} (its Requires-Dist in the "
-            "release matrix) and the installed onnxruntime does not meet it",
+            "release matrix) and "
+            + (
+                f"the installed onnxruntime {installed['onnxruntime']} does not meet it"
+                if "onnxruntime" in installed
+                else "no onnxruntime is installed"
+            ),
         )
     for name, (requirement, why) in _sharing_uninstalled(report, uninstall, install).items():
         reinstall.setdefault(name, (requirement, why))
@@ -293,8 +306,9 @@ def build_plan(
                 names,
                 (
                     "install",
-                    "--no-deps",
                     *(("--force-reinstall",) if force else ()),
+                    # forced (test-only) pins may contradict each other's requirements
+                    *(("--no-deps",) if force or force_install else ()),
                     *(r for r, _why in install.values()),
                 ),
             )
@@ -310,6 +324,16 @@ def build_plan(
                 ("install", "--force-reinstall", "--no-deps", requirement),
             )
         )
+    closing = _dependencies_step(
+        problems,
+        installed,
+        {n: r for n, (r, _w) in install.items()},
+        {n: r for n, (r, _w) in reinstall.items() if n not in gone and n not in install},
+        force=any(n in reinstall for n in install),
+        removed=set(gone),
+    )
+    if closing is not None and not force_install:
+        steps.append(closing)
     if not steps and healthy:
         return Plan((), healthy=True)
     if not steps:
@@ -320,6 +344,55 @@ def build_plan(
         steps = [s if not s.pip_args else _with(s, "--break-system-packages") for s in steps]
         notes.append("--break-system-packages: changing a system-managed interpreter (PEP 668)")
     return Plan(tuple(steps), (), tuple(dict.fromkeys(notes)))
+
+
+def _dependencies_step(
+    problems: tuple[Problem, ...],
+    installed: dict[str, str],
+    install: dict[str, str],
+    reinstall: dict[str, str],
+    *,
+    force: bool,
+    removed: set[str],
+) -> Step | None:
+    """The family's pins once more, without ``--no-deps``: pip installs what
+    they require and is missing (a no-op where nothing is). Needed where
+    ``pip check`` names a kept family distribution now, or a force-reinstall
+    with ``--no-deps`` puts another version in place than the installed one."""
+    no_deps = {**reinstall, **(install if force else {})}
+    pins: dict[str, str] = {}
+    reasons: list[str] = []
+    for problem in problems:
+        name = problem.requirer
+        if not in_family(name) or name in removed:
+            continue
+        if not force and (name in install or problem.wanted in install):
+            continue  # an install that resolves dependencies covers it
+        pins.setdefault(name, install.get(name) or reinstall.get(name) or _pin(name, installed))
+        reasons.append(problem.line.rstrip("."))
+    for name, requirement in no_deps.items():
+        if name not in pins and _version_of(requirement) != installed.get(name):
+            pins[name] = requirement
+            reasons.append(f"{requirement} is force-reinstalled with --no-deps")
+    if not pins:
+        return None
+    return Step(
+        "dependencies",
+        "dependencies: " + "; ".join(dict.fromkeys(reasons)),
+        tuple(pins),
+        ("install", *pins.values()),
+    )
+
+
+def _version_of(requirement: str) -> str | None:
+    """The version of an exact ``name==version`` pin, else None."""
+    try:
+        specifiers = list(Requirement(requirement).specifier)
+    except InvalidRequirement:
+        return None
+    if len(specifiers) == 1 and specifiers[0].operator == "==":
+        return specifiers[0].version
+    return None
 
 
 def _finding_source(finding: dict[str, Any]) -> tuple[str, list[str]]:
@@ -349,7 +422,7 @@ def _sharing_uninstalled(
         parsed = [(canonicalize_name(c.split("==")[0]), c) for c in claims if "==" in c]
         removed = [n for n, _c in parsed if n in uninstall]
         for name, pin in parsed:
-            if removed and name not in uninstall and name not in install and _in_family(name):
+            if removed and name not in uninstall and name not in install and in_family(name):
                 kept.setdefault(
                     name,
                     (pin, f"uninstalling {', '.join(removed)} deletes files it shares with {pin}"),

@@ -3,9 +3,14 @@ and what changed between the report before and the report after."""
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
-from .plan import report_is_healthy
+from packaging.utils import canonicalize_name
+
+from .dependencies import PipCheck
+from .plan import Plan, in_family, report_is_healthy
 
 
 def _versions(report: dict[str, Any]) -> dict[str, str]:
@@ -37,11 +42,39 @@ def _findings(report: dict[str, Any]) -> set[str]:
     }
 
 
-def compare_reports(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    """Before -> after: versions, findings gone and new, smoke sessions."""
-    old, new = _findings(before), _findings(after)
+def pip_check_verdict(before: PipCheck | None, after: PipCheck) -> dict[str, Any]:
+    """``pip check`` after the change fails the proof where it names a
+    distribution of the onnxruntime family (as requirer or requirement) or a
+    problem that was not there before; one that was there before and has
+    nothing to do with the family is reported, not held against the fix."""
+    old = set(before.lines) if before is not None else set()
+    failing = [
+        p.line
+        for p in after.problems
+        if p.line not in old or in_family(p.requirer) or (p.wanted and in_family(p.wanted))
+    ]
     return {
-        "proven": report_is_healthy(after),
+        "ran": after.ran,
+        "clean": after.ran and not after.problems,
+        "before": sorted(old),
+        "after": after.lines,
+        "failing": failing if after.ran else [after.note],
+    }
+
+
+def compare_reports(
+    before: dict[str, Any],
+    after: dict[str, Any],
+    checked_before: PipCheck | None = None,
+    checked_after: PipCheck | None = None,
+) -> dict[str, Any]:
+    """Before -> after: versions, findings gone and new, smoke sessions, and
+    ``pip check`` (when given: part of the proof)."""
+    old, new = _findings(before), _findings(after)
+    pip = pip_check_verdict(checked_before, checked_after) if checked_after else None
+    return {
+        "proven": report_is_healthy(after) and not (pip and pip["failing"]),
+        "pip_check": pip,
         "versions_before": _versions(before),
         "versions_after": _versions(after),
         "findings_gone": sorted(old - new),
@@ -52,7 +85,7 @@ def compare_reports(before: dict[str, Any], after: dict[str, Any]) -> dict[str, 
     }
 
 
-def failure_text(after: dict[str, Any]) -> str:
+def failure_text(after: dict[str, Any], proof: dict[str, Any] | None = None) -> str:
     """Why the proof failed, in one line."""
     smoke = after.get("smoke") or {}
     errors = [f["id"] for f in after.get("findings", []) if f.get("severity") == "error"]
@@ -61,4 +94,108 @@ def failure_text(after: dict[str, Any]) -> str:
         parts.append(str(smoke["reason"]).splitlines()[0][:300])
     if errors:
         parts.append("error findings: " + ", ".join(errors))
+    failing = ((proof or {}).get("pip_check") or {}).get("failing") or []
+    if failing:
+        parts.append("pip check: " + " | ".join(failing[:3]))
     return "; ".join(parts)
+
+
+def _windows() -> bool:
+    return os.name == "nt"
+
+
+def _qnndoctor(*args: str) -> str:
+    """qnndoctor itself, run by the interpreter it is installed in."""
+    from ..shell import quote
+
+    windows = _windows()
+    return " ".join([quote(sys.executable, windows), "-m", "qnndoctor", *args])
+
+
+def step_commands(plan: Plan, python: str) -> list[str]:
+    """The plan's steps as commands to type (a leftover is deleted)."""
+    from ..shell import pip_command, quote
+
+    windows = _windows()
+    commands = []
+    for step in plan.steps:
+        if step.kind == "remove-leftover" and step.path:
+            path = quote(step.path, windows)
+            commands.append(f"cmd /c rmdir /s /q {path}" if windows else f"rm -rf {path}")
+        elif step.pip_args:
+            commands.append(pip_command(python, windows, *step.pip_args))
+    return commands
+
+
+def next_step(
+    python: str,
+    plan: Plan,
+    result: dict[str, Any],
+    *,
+    failed_step: int | None = None,
+    after: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What to do after a rollback: a sentence and the commands, each runnable
+    as printed here (qnndoctor's own interpreter runs qnndoctor)."""
+    from ..consistency import shell_neutral
+    from ..shell import new_venv_command, new_venv_python, pip_command, quote
+
+    windows = _windows()
+    steps = step_commands(plan, python)
+    check = _qnndoctor("check", "--python", quote(python, windows))
+    if failed_step is not None:
+        command = steps[failed_step - 1] if failed_step <= len(steps) else ""
+        return {
+            "text": f"pip could not apply step {failed_step} (its output is above and in "
+            "applied[].pip). Run it yourself to read pip's whole message, correct what it "
+            "names (index, network, disk), then run fix again:",
+            "commands": list(
+                shell_neutral(
+                    (command, _qnndoctor("fix", "--python", quote(python, windows), "--yes"))
+                )
+            ),
+        }
+    proof = result.get("proof") or {}
+    conflicts = [
+        line
+        for line in (proof.get("pip_check") or {}).get("failing") or []
+        if "has requirement" in line or "but you have" in line
+    ]
+    if conflicts and report_is_healthy(after or {}):
+        versions = proof.get("versions_after") or {}
+        pins = [
+            f"{name}=={version}"
+            for name, version in sorted(versions.items())
+            if in_family(canonicalize_name(name))
+        ]
+        venv = new_venv_python(windows)
+        return {
+            "text": "the change works, but pip check says it breaks a requirement of another "
+            "installed distribution (" + " | ".join(conflicts[:2]) + "). Keep onnxruntime-qnn "
+            "in a virtual environment of its own, beside the tool that needs the other "
+            "version:",
+            "commands": [
+                new_venv_command(python, windows),
+                pip_command(venv, windows, "install", *pins),
+                _qnndoctor("check", "--python", quote(venv, windows)),
+            ],
+        }
+    extra: list[str] = []
+    for finding in (after or {}).get("findings", []):
+        if finding.get("severity") != "error":
+            continue
+        for command in (finding.get("fix") or {}).get("commands") or []:
+            if command not in steps and command not in extra:
+                extra.append(command)
+    if extra:
+        text = (
+            "the check after the change asked for more than the plan did (see the proof). "
+            "To apply the plan by hand with what it asked for, then check:"
+        )
+    else:
+        text = (
+            "the change did not make the smoke session pass and the check after it names "
+            "nothing more to run (the proof above has its diagnosis). To keep the change and "
+            "read the full diagnosis, apply it by hand, then check:"
+        )
+    return {"text": text, "commands": list(shell_neutral((*steps, *extra, check)))}

@@ -62,6 +62,12 @@ def text(result: dict[str, Any], out: TextIO) -> None:
             write(f"  findings gone: {', '.join(proof['findings_gone'])}\n")
         if proof["findings_new"]:
             write(f"  findings new: {', '.join(proof['findings_new'])}\n")
+        pip = proof.get("pip_check")
+        if pip:
+            verdict = "clean" if pip["clean"] else "FAILED" if pip["failing"] else "unchanged"
+            write(f"  pip check: {verdict}\n")
+            for line in pip["failing"] or ([] if pip["clean"] else pip["after"]):
+                write(f"    {line}\n")
     rollback = result.get("rollback")
     if rollback:
         write(
@@ -75,6 +81,11 @@ def text(result: dict[str, Any], out: TextIO) -> None:
         write("\nrefused: nothing was changed\n")
     else:
         write(f"\n{result.get('message')}\n")
+    following = result.get("next")
+    if following:
+        write(f"\nnext: {following['text']}\n")
+        for command in following["commands"]:
+            write(f"  {command}\n")
 
 
 def _smoke(smoke: dict[str, Any]) -> str:

@@ -36,10 +36,17 @@ ELEM_TYPES = {
 }
 QDQ_OPS = frozenset({"QuantizeLinear", "DequantizeLinear"})
 EP_CONTEXT = ("com.microsoft", "EPContext")
-ONNX_MISSING = (
-    "qnndoctor model reads models with the onnx package, which is not installed "
-    'in qnndoctor\'s environment: pip install "qnndoctor[model]"'
-)
+
+
+def onnx_missing() -> str:
+    """What to do without onnx: qnndoctor is not on the package index, so the
+    extra is added to the installation that runs (qnndoctor.selfinstall)."""
+    from ..selfinstall import extra_advice
+
+    return (
+        "qnndoctor model reads models with the onnx package, which is not installed "
+        f"in qnndoctor's environment; {extra_advice('model').sentence()}"
+    )
 
 
 # protobuf cannot parse a message of 2 GiB or more: an ONNX file beyond that
@@ -312,7 +319,7 @@ def _parse(data: bytes, path: Path) -> Any:
         import onnx
         from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
     except ImportError as exc:
-        raise ModelError(ONNX_MISSING) from exc
+        raise ModelError(onnx_missing()) from exc
     model = onnx.ModelProto()
     try:
         model.ParseFromString(data)

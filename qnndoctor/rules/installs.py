@@ -138,7 +138,10 @@ def multiple_owners(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     if len(owners) < 2 or (len(names) == 1 and len({d.get("location") for d in owners}) > 1):
         return  # one name in two places is distribution-installed-twice
     plugin = [d for d in qnn_dists(facts) if d.get("era") == "plugin-2.x"]
-    keep = "onnxruntime" if plugin else "onnxruntime-qnn"
+    # The one to keep is an owner: a 1.x onnxruntime-qnn (it *is* the module),
+    # else plain onnxruntime (what a 2.x plugin needs beside it).
+    monolithic = not plugin and "onnxruntime-qnn" in names
+    keep = "onnxruntime-qnn" if monolithic else "onnxruntime"
     remove = sorted({str(d.get("name")) for d in owners if d.get("canonical_name") != keep})
     winner = (facts.value("installs", "would_import", {}) or {}).get("onnxruntime", {})
     yield make(
@@ -150,7 +153,7 @@ def multiple_owners(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         + (
             "With onnxruntime-qnn 2.x the QNN provider is a plugin and `onnxruntime` must be "
             "plain onnxruntime."
-            if plugin
+            if not monolithic
             else "onnxruntime-qnn 1.x *is* the onnxruntime module; no other flavour may be installed."
         ),
         (
@@ -164,6 +167,11 @@ def multiple_owners(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
                 pip(facts, "uninstall", "-y", *remove),
                 pip(facts, "install", "--force-reinstall", "--no-deps", keep),
             ),
+        )
+        if keep in names
+        else Fix(
+            f"Uninstall {', '.join(remove)}, then install {keep}.",
+            (pip(facts, "uninstall", "-y", *remove), pip(facts, "install", keep)),
         ),
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -47,15 +48,45 @@ def _fix(facts: Facts, text: str) -> Fix:
     commands run by the target's own interpreter, quoted for its shell."""
     prose: list[str] = []
     commands: list[str] = []
+
+    def command(words: str) -> str | None:
+        try:
+            return pip(facts, *shlex.split(words)[3:])
+        except ValueError:  # unbalanced quotes: keep the catalogue's words
+            return None
+
+    def inline(match: re.Match[str]) -> str:
+        found = command(match[1])
+        if found is None:
+            return match[0]
+        commands.append(found)
+        return "(the command below)"
+
     for line in text.splitlines():
         if line.startswith("python -m pip "):
-            try:
-                commands.append(pip(facts, *shlex.split(line)[3:]))
+            found = command(line)
+            if found is not None:
+                commands.append(found)
                 continue
-            except ValueError:  # unbalanced quotes: keep the catalogue's words
-                pass
         prose.append(line)
+    joined = " ".join(prose)
+    inline_commands = _INLINE_PIP.findall(joined)
+    if not commands and len(inline_commands) == 1 and " install " in inline_commands[0]:
+        # A fix whose one install command stands inside a sentence: a command
+        # of the fix too, typed for the target's interpreter and pinned like
+        # the others. (Several are steps and alternatives in prose: kept as
+        # words, never run in sequence.)
+        prose = [_INLINE_PIP.sub(inline, joined, count=1)]
     return Fix(" ".join(prose).strip() or "Run the commands below.", tuple(commands))
+
+
+_INLINE_PIP = re.compile(r"`(python -m pip [^`]+)`")
+
+
+def _sentence(text: object) -> str:
+    """``text`` as the end of a sentence: no trailing blank line, one full stop."""
+    cleaned = str(text).strip()
+    return cleaned if cleaned.endswith((".", "!", "?")) else cleaned + "."
 
 
 def _explained(facts: Facts, base: str, candidates: list[Mapping[str, Any]]) -> tuple[str, Fix]:
@@ -139,7 +170,7 @@ def smoke_outcome(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     match_evidence = Evidence("smoke.signatures", list(smoke.get("signatures") or [])[:5])
     named = _codes_named(smoke.get("qnn_error_codes"))
     if status == "failed":
-        text, fix = _explained(facts, f"The session failed: {smoke.get('reason')}.", candidates)
+        text, fix = _explained(facts, f"The session failed: {_sentence(smoke.get('reason'))}", candidates)
         yield make(FAILED, text + named, (*evidence, match_evidence), fix)
     elif status == "crashed":
         text, fix = _explained(
