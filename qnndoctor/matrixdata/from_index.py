@@ -146,6 +146,8 @@ def update_from_index(
         )
     if failure:
         raise failure[0]
+    if not outcome:  # the worker died of something unforeseen (its traceback is on stderr)
+        raise UpdateError(f"the update from {where} stopped unexpectedly")
     new_document, added = outcome[0]
     installed = install(new_document) if added else None
     return IndexUpdate(
