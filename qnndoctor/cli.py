@@ -226,17 +226,19 @@ def _add_recommend(sub: Any) -> None:
 def _add_matrix(sub: Any) -> None:
     matrix = sub.add_parser(
         "matrix",
-        help="show the release matrix, or update it (matrix update --from URL)",
+        help="show the release matrix, or update it (from pip's index, or --from URL)",
         description="Show the release matrix qnndoctor judges with (every onnxruntime-qnn "
-        "release: its wheels, bundled QNN and HTP stubs), or update it from an HTTPS URL into "
-        "the user cache. " + exitcodes.described("matrix"),
+        "release: its wheels, bundled QNN and HTP stubs), or update it into the user cache: "
+        "with the releases new on the package index pip is configured with (only their wheels' "
+        "headers are read, by HTTP range requests), or from an HTTPS URL of a releases.json. "
+        + exitcodes.described("matrix"),
     )
     matrix.add_argument(
         "action",
         nargs="?",
         choices=("show", "update"),
         default="show",
-        help="show the matrix in use (default), or update it from --from URL",
+        help="show the matrix in use (default), or update it (from pip's index, or --from URL)",
     )
     matrix.add_argument("--json", action="store_true", help="one JSON document on stdout")
     matrix.add_argument(
@@ -246,14 +248,18 @@ def _add_matrix(sub: Any) -> None:
         "--from", dest="source_url", metavar="URL", help="update: HTTPS URL of a releases.json"
     )
     matrix.add_argument(
-        "--max-bytes", type=int, default=16 * 1024 * 1024, help="update: refuse larger downloads"
+        "--max-bytes",
+        type=int,
+        default=None,
+        help="update: refuse to read more bytes than this (default 16 MiB with --from, "
+        "64 MiB from the index)",
     )
     matrix.add_argument(
         "--deadline",
         type=float,
         default=120.0,
         metavar="SECONDS",
-        help="update: give up if the whole download takes longer (default 120)",
+        help="update: give up if the whole update takes longer (default 120)",
     )
 
 

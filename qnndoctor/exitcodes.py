@@ -27,7 +27,7 @@ MEANINGS: dict[str, tuple[tuple[int, str], ...]] = {
         (COULD_NOT_CHECK, "could not check (no usable matrix, or the probe failed)"),
     ),
     "matrix": (
-        (OK, "shown, or updated"),
+        (OK, "shown, or updated (or already current)"),
         (USAGE, "usage error"),
         (COULD_NOT_CHECK, "no usable matrix, or the update was refused (the current one stays)"),
     ),

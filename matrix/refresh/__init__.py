@@ -8,21 +8,24 @@ central directory and only the members that answer the matrix's questions.
 Results are cached per (filename, sha256), so a refresh with nothing new
 published costs one request. See docs/matrix.md.
 
-Modules, by concern: ``pip_config`` (which index: pip's own settings),
-``index`` (HTTP client and the project page), ``ranged_file`` (the
-range-reading file), ``members`` (zipfile over it), ``wheel`` (what one
-wheel contains), ``records`` (that, as values and JSON), ``qnn_version``
-(the bundled QNN version from its evidence), ``cache`` (file records and
-the per-wheel cache), ``assemble`` (the refresh and the document), ``cli``
-(the command line), ``common`` (constants, errors, the log).
+The reading itself ships in the qnndoctor package
+(``qnndoctor.matrixdata.wheelreader``: ``qnndoctor matrix update`` uses it
+too); this folder holds what only maintainers run: ``cli`` (the command
+line), ``companions`` (the companion experiments) and ``qnn_errors``.
 """
 
 from __future__ import annotations
 
-from .assemble import Options, Result, Stats, dump, refresh, shrinkage
-from .cache import platform_bucket
-from .cli import main
-from .common import (
+from qnndoctor.matrixdata.wheelreader.assemble import (
+    Options,
+    Result,
+    Stats,
+    dump,
+    refresh,
+    shrinkage,
+)
+from qnndoctor.matrixdata.wheelreader.cache import platform_bucket
+from qnndoctor.matrixdata.wheelreader.common import (
     CACHE_VERSION,
     DEFAULT_PROJECT,
     EXIT_INDEX,
@@ -35,8 +38,15 @@ from .common import (
     Log,
     UsageError,
 )
-from .pip_config import Setting, pip_config_files, public_url, resolve_index_url
-from .qnn_version import decide_qnn_version, qnn_build_strings
+from qnndoctor.matrixdata.wheelreader.pip_config import (
+    Setting,
+    pip_config_files,
+    public_url,
+    resolve_index_url,
+)
+from qnndoctor.matrixdata.wheelreader.qnn_version import decide_qnn_version, qnn_build_strings
+
+from .cli import main
 
 # The tool's interface (tests, bench).
 __all__ = [

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import ssl
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -14,9 +13,9 @@ from typing import Any, TextIO
 
 import platformdirs
 
-from .assemble import Options, dump, refresh, shrinkage
-from .cache import _write_atomic
-from .common import (
+from qnndoctor.matrixdata.wheelreader.assemble import Options, dump, refresh, shrinkage
+from qnndoctor.matrixdata.wheelreader.cache import _write_atomic
+from qnndoctor.matrixdata.wheelreader.common import (
     _PROJECT_RE,
     DEFAULT_PROJECT,
     EXIT_INDEX,
@@ -28,7 +27,7 @@ from .common import (
     Log,
     UsageError,
 )
-from .pip_config import public_url, resolve_index_url, resolve_pip_setting
+from qnndoctor.matrixdata.wheelreader.pip_config import pip_verify, public_url, resolve_index_url
 
 
 def default_output() -> Path:
@@ -132,17 +131,6 @@ def _current(output: Path, log: Log) -> Mapping[str, Any] | None:
     return document if isinstance(document, Mapping) else None
 
 
-def _verify(environ: Mapping[str, str]) -> ssl.SSLContext | bool:
-    """pip's ``cert`` setting (a CA bundle), if configured."""
-    cert = resolve_pip_setting(None, "cert", environ)
-    if cert is None:
-        return True
-    try:
-        return ssl.create_default_context(cafile=cert.value)
-    except (OSError, ssl.SSLError) as exc:
-        raise UsageError(f"CA bundle {cert.value} (from {cert.source}) unusable: {exc}") from exc
-
-
 def _unwritable(output: Path) -> str | None:
     """Why ``output`` could not be written, found before a minute of reading."""
     if output.is_dir():
@@ -166,7 +154,7 @@ def main(argv: Sequence[str] | None = None, *, stderr: TextIO | None = None) -> 
     log = Log(err, args.verbose)
     try:
         index = resolve_index_url(args.index_url)
-        verify = _verify(os.environ)
+        verify = pip_verify(os.environ)
     except UsageError as exc:
         err.write(f"refresh: error: {exc}\n")
         return EXIT_USAGE

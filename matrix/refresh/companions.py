@@ -28,7 +28,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from .assemble import dump
+from qnndoctor.matrixdata.wheelreader.assemble import dump
 
 PLATFORM = "linux_x86_64"
 _WHEEL = re.compile(r"^onnxruntime-([^-]+)-(cp\d+)-[^-]+-([^-]+)\.whl$")

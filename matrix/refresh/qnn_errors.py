@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .cache import _write_atomic
-from .common import EXIT_OK, EXIT_USAGE
+from qnndoctor.matrixdata.wheelreader.cache import _write_atomic
+from qnndoctor.matrixdata.wheelreader.common import EXIT_OK, EXIT_USAGE
 
 _DEFINE = re.compile(r"^\s*#define\s+(QNN_\w+)\s+\(?([\w\s+]+?)\)?\s*$")
 _ENUMERATOR = re.compile(r"^\s*(QNN_\w+)\s*=\s*([\w\s+()]+?)\s*,?\s*(?://.*)?$")
@@ -51,7 +51,9 @@ def _value(expression: str, symbols: dict[str, int]) -> int | None:
 def read_headers(folder: Path) -> dict[str, tuple[int, str, str]]:
     """Every error enumerator of the headers: name -> (code, component, meaning)."""
     files = [*sorted(folder.glob("*.h")), *sorted(folder.glob("System/*.h"))]
-    files += sorted(folder.glob("HTP/*.h"))  # the HTP backend's own codes (13000: perf infrastructure)
+    files += sorted(
+        folder.glob("HTP/*.h")
+    )  # the HTP backend's own codes (13000: perf infrastructure)
     symbols: dict[str, int] = {"QNN_SUCCESS": 0}
     found: dict[str, tuple[int, str, str]] = {}
     # name, expression, component, meaning (None: a #define, a code space's bound)

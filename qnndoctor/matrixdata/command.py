@@ -1,5 +1,6 @@
 """``qnndoctor recommend`` and ``qnndoctor matrix [show|update]``: arguments in,
-rendered text or JSON out (the download itself is ``update.py``)."""
+rendered text or JSON out (the download itself is ``update.py``, the update
+from the package index ``from_index.py``)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ from .. import (
 from ..redact import redact_document
 from ..render.json_out import for_stream
 from .update import UpdateError, update_from
+
+FROM_URL_MAX_BYTES = 16 * 1024 * 1024  # one releases.json
+# the new releases' wheel headers: about 5 MiB per release of 16 wheels
+FROM_INDEX_MAX_BYTES = 64 * 1024 * 1024
 
 
 def _dump(document: dict[str, Any], out: TextIO) -> None:
@@ -280,12 +285,44 @@ def run_matrix(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return exitcodes.USAGE
         return _written(lambda: _show(args, out, err), exitcodes.OK)
     if not args.source_url:
-        err.write("qnndoctor: matrix update needs --from URL\n")
-        return exitcodes.USAGE
+        return _update_from_index(args, out, err)
     try:
-        path = update_from(args.source_url, max_bytes=args.max_bytes, deadline=args.deadline)
+        path = update_from(
+            args.source_url,
+            max_bytes=FROM_URL_MAX_BYTES if args.max_bytes is None else args.max_bytes,
+            deadline=args.deadline,
+        )
     except UpdateError as exc:
         err.write(f"qnndoctor: matrix update refused, keeping the current matrix: {exc}\n")
         return exitcodes.COULD_NOT_CHECK
     out.write(f"installed {path}\n")
+    return exitcodes.OK
+
+
+def _update_from_index(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """`matrix update` without --from: the new releases on pip's index."""
+    from .from_index import update_from_index
+    from .wheelreader.common import Log
+
+    try:
+        done = update_from_index(
+            max_bytes=FROM_INDEX_MAX_BYTES if args.max_bytes is None else args.max_bytes,
+            deadline=args.deadline,
+            log=Log(err, False, prefix="qnndoctor: matrix update"),
+        )
+    except UpdateError as exc:
+        err.write(f"qnndoctor: matrix update refused, keeping the current matrix: {exc}\n")
+        return exitcodes.COULD_NOT_CHECK
+    err.write(
+        f"qnndoctor: matrix update: index {done.index}; {done.requests} requests, "
+        f"{done.bytes_read} bytes read\n"
+    )
+    if done.installed is None:
+        out.write(f"already current: {done.current} lists every release on the index\n")
+        return exitcodes.OK
+    for added in done.added:
+        out.write(
+            f"added {added.version}: {added.wheels} wheel{'s' if added.wheels != 1 else ''}\n"
+        )
+    out.write(f"installed {done.installed}\n")
     return exitcodes.OK

@@ -84,6 +84,12 @@ def update_from(
         document = safejson.loads(bytes(body), "the download")
     except safejson.BadJSON as exc:
         raise UpdateError(str(exc)) from exc
+    return install(document)
+
+
+def install(document: Any) -> Path:
+    """Check ``document`` against the releases schema, then put it in the user
+    cache atomically (a reader sees the old matrix or the new, never half)."""
     _validate(document)
     folder = matrixdata.user_matrix_dir()
     folder.mkdir(parents=True, exist_ok=True)

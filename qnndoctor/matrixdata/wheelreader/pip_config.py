@@ -8,6 +8,7 @@ import configparser
 import importlib
 import os
 import re
+import ssl
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -154,3 +155,14 @@ def public_url(url: str) -> str:
         host += f":{port}"
     user = f"{parts.username}:<redacted>@" if parts.password is not None else "<redacted>@"
     return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
+
+
+def pip_verify(environ: Mapping[str, str]) -> ssl.SSLContext | bool:
+    """pip's ``cert`` setting (a CA bundle), if configured."""
+    cert = resolve_pip_setting(None, "cert", environ)
+    if cert is None:
+        return True
+    try:
+        return ssl.create_default_context(cafile=cert.value)
+    except (OSError, ssl.SSLError) as exc:
+        raise UsageError(f"CA bundle {cert.value} (from {cert.source}) unusable: {exc}") from exc

@@ -191,8 +191,11 @@ def fetch_index(http: Http, index_url: str, project: str) -> tuple[IndexPage, in
                 f"{public_url(url)} did not answer with the JSON simple API (PEP 691): "
                 f"Content-Type {kind or 'missing'!r}; this tool needs an index that serves {JSON_SIMPLE}"
             )
-        body = response.read()
-        http.count_bytes(len(body))
+        chunks: list[bytes] = []
+        for chunk in response.iter_bytes():  # counted as it comes: a cap stops a huge page
+            http.count_bytes(len(chunk))
+            chunks.append(chunk)
+        body = b"".join(chunks)
         try:
             payload = json.loads(body)
         except ValueError as exc:

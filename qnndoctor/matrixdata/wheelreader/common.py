@@ -63,9 +63,10 @@ class MemberFailure(Exception):
 class Log:
     """Thread-safe stderr lines: warnings always, progress with ``-v``."""
 
-    def __init__(self, stream: TextIO, verbose: bool) -> None:
+    def __init__(self, stream: TextIO, verbose: bool, prefix: str = "refresh") -> None:
         self.stream = stream
         self.verbose = verbose
+        self.prefix = prefix
         self._lock = threading.Lock()
 
     def _write(self, text: str) -> None:
@@ -74,11 +75,11 @@ class Log:
             self.stream.flush()
 
     def info(self, text: str) -> None:
-        self._write(f"refresh: {text}")
+        self._write(f"{self.prefix}: {text}")
 
     def debug(self, text: str) -> None:
         if self.verbose:
-            self._write(f"refresh: {text}")
+            self._write(f"{self.prefix}: {text}")
 
     def warning(self, text: str) -> None:
-        self._write(f"refresh: warning: {text}")
+        self._write(f"{self.prefix}: warning: {text}")

@@ -83,7 +83,10 @@ def _human(n: int) -> str:
     return f"{n} B"
 
 
-def _wheels(page: IndexPage) -> tuple[dict[Version, list[IndexFile]], list[tuple[str, str]]]:
+def wheels_by_version(
+    page: IndexPage,
+) -> tuple[dict[Version, list[IndexFile]], list[tuple[str, str]]]:
+    """The page's wheels by release, and what was skipped (and why)."""
     releases: dict[Version, list[IndexFile]] = {}
     skipped = list(page.skipped)
     for item in page.files:
@@ -118,7 +121,7 @@ def refresh(options: Options, log: Log) -> Result:
         log.debug(
             f"index page {public_url(page.url)}: {len(page.files)} files, {index_bytes} bytes"
         )
-        releases, skipped = _wheels(page)
+        releases, skipped = wheels_by_version(page)
         versions = sorted(releases)
         if options.limit is not None:
             versions = versions[-options.limit :]
