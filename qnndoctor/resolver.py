@@ -227,11 +227,14 @@ def evaluate_release(
         profile.glibc,
         profile.htp_arch,
         release.version,
+        id(release),  # the same version with other known issues or companion rows is another release
         allow_prerelease,
     )
-    if key not in matrix.memo:
-        matrix.memo[key] = _evaluate_release(profile, release, matrix, allow_prerelease)
-    verdict: Verdict = matrix.memo[key]
+    remembered = matrix.memo.get(key)
+    if remembered is None or remembered[0] is not release:  # an id is reused only after its object died
+        remembered = (release, _evaluate_release(profile, release, matrix, allow_prerelease))
+        matrix.memo[key] = remembered
+    verdict: Verdict = remembered[1]
     return verdict
 
 

@@ -272,6 +272,7 @@ def test_matrix_table_columns_fit_and_pythons_sort_as_numbers(cli: Cli) -> None:
     lines = result.out.splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("version "))
     table = lines[header:]
+    table = table[: table.index("")] if "" in table else table  # the experiments follow
     stubs_at = table[0].index("stubs")
     companion_at = table[0].index("companion")
     assert len({line.index(" ", stubs_at) for line in table}) >= 1

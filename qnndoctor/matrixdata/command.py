@@ -245,7 +245,7 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(f"generated {generated} by {matrix.releases.provenance.get('tool')}\n")
     out.write(matrix_table(rows))
     if measured:
-        out.write("companion experiments (the resolver's companion pins come from these):\n")
+        out.write("\ncompanion experiments (the resolver's companion pins come from these):\n")
     for item in measured:
         pin = f"; installs with {item['pin']}" if item["pin"] else ""
         out.write(f"  {item['version']}: {item['text']}{pin}\n")
