@@ -258,6 +258,12 @@ def _add_fix(sub: Any) -> None:
     add_parser(sub)
 
 
+def _add_fleet(sub: Any) -> None:
+    from .fleet.command import add_parser
+
+    add_parser(sub)
+
+
 _COMMANDS = {
     "check": _add_check,
     "report": _add_report,
@@ -266,6 +272,7 @@ _COMMANDS = {
     "explain": _add_explain,
     "model": _add_model,
     "fix": _add_fix,
+    "fleet": _add_fleet,
 }
 
 
@@ -465,6 +472,10 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         args.owns_process = _OWNS_PROCESS
         return run_fix(args, sys.stdout, sys.stderr)
+    if args.command == "fleet":
+        from .fleet.command import run_fleet_command
+
+        return run_fleet_command(args, sys.stdout, sys.stderr)
     if args.command == "check":
         return run_check(args, sys.stdout, sys.stderr)
     if args.command == "report":

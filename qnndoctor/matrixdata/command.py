@@ -114,6 +114,11 @@ def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
                 )
     for note in rec.get("notes", []):
         out.write(f"note: {note}\n")
+    if rec.get("local_evidence"):
+        from ..evidence import evidence_lines
+
+        for line in evidence_lines(rec["local_evidence"]):
+            out.write(line + "\n")
 
 
 def run_recommend(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -138,6 +143,11 @@ def run_recommend(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except (TargetError, CouldNotCheck) as exc:
         err.write(f"qnndoctor: could not check: {exc}\n")
         return exitcodes.COULD_NOT_CHECK
+    from ..evidence import for_recommendation
+
+    evidence = for_recommendation(rec)  # what the user's own fleets saw (fleet --import-compat)
+    if evidence is not None:
+        rec["local_evidence"] = evidence
     if args.json:
         document: dict[str, Any] = {
             "schema_version": RECOMMEND_SCHEMA_VERSION,
