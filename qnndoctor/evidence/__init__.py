@@ -47,8 +47,10 @@ class PairFacts:
     def from_json(cls, data: Mapping[str, Any]) -> PairFacts:
         arch = data.get("htp_arch")
         return cls(
-            **{k: _text(data.get(k)) for k in ("soc", "npu_driver", "onnxruntime_qnn",
-                                               "onnxruntime", "os", "python")},
+            **{
+                k: _text(data.get(k))
+                for k in ("soc", "npu_driver", "onnxruntime_qnn", "onnxruntime", "os", "python")
+            },
             htp_arch=arch if isinstance(arch, int) and not isinstance(arch, bool) else None,
         )
 
@@ -244,8 +246,10 @@ def evidence_lines(found: Mapping[str, Any]) -> list[str]:
     """``recommend``'s text lines for :func:`for_recommendation`'s answer."""
     where = f"HTP v{found['htp_arch']}" if found.get("htp_arch") else "any SoC"
     lines = []
-    for key, label in (("this_npu_driver", f"NPU driver {found.get('npu_driver')}"),
-                       ("any_npu_driver", "any NPU driver")):
+    for key, label in (
+        ("this_npu_driver", f"NPU driver {found.get('npu_driver')}"),
+        ("any_npu_driver", "any NPU driver"),
+    ):
         tally = found.get(key)
         if not tally:
             continue

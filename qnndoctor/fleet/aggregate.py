@@ -114,7 +114,11 @@ class Fleet:
                 "skipped_by_since": self.skipped,
                 "distinct_setups": self.distinct_setups,
             },
-            "machines": {"count": len(machines), "ready": ready, "not_ready": len(machines) - ready},
+            "machines": {
+                "count": len(machines),
+                "ready": ready,
+                "not_ready": len(machines) - ready,
+            },
             "groups": groups(machines, titles),
             "distributions": {name: _distribution(machines, name) for name in DISTRIBUTIONS},
             "smoke_times": self._times(),
@@ -145,7 +149,7 @@ class Fleet:
         }
 
     def _compat(self) -> list[dict[str, Any]]:
-        table = []
+        table: list[dict[str, Any]] = []
         for (soc, driver, qnn, ort), cell in self.compat.items():
             table.append(
                 {
@@ -162,8 +166,14 @@ class Fleet:
                     ],
                 }
             )
-        table.sort(key=lambda r: (r["soc"], r["npu_driver"], _version_key(r["onnxruntime_qnn"]),
-                                  _version_key(r["onnxruntime"])))
+        table.sort(
+            key=lambda r: (
+                r["soc"],
+                r["npu_driver"],
+                _version_key(str(r["onnxruntime_qnn"])),
+                _version_key(str(r["onnxruntime"])),
+            )
+        )
         return table
 
 
@@ -206,7 +216,9 @@ def _value(row: Row, name: str) -> str:
 
 def _distribution(machines: list[Row], name: str) -> list[dict[str, Any]]:
     counts = Counter(_value(m, name) for m in machines)
-    return [{"value": v, "machines": n} for v, n in sorted(counts.items(), key=lambda i: (-i[1], i[0]))]
+    return [
+        {"value": v, "machines": n} for v, n in sorted(counts.items(), key=lambda i: (-i[1], i[0]))
+    ]
 
 
 def _group_key(row: Row) -> tuple[str, ...]:

@@ -25,8 +25,10 @@ def add_parser(sub: Any) -> None:
         "groups to fix, distributions, the compatibility table",
     )
     fleet.add_argument(
-        "paths", nargs="*", metavar="PATH", help="ticket files, folders (recursively), "
-        "zip / tar archives, JSON-lines files"
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="ticket files, folders (recursively), zip / tar archives, JSON-lines files",
     )
     fleet.add_argument("--json", action="store_true", help="the summary as one JSON document")
     fleet.add_argument("--csv", metavar="FILE", help="one row per ticket")
@@ -133,7 +135,9 @@ def _write_files(
     try:
         for writer in writers:
             writer.close()
-            err.write(f"qnndoctor: {writer.path} written ({document['tickets']['readable']:,} rows)\n")
+            err.write(
+                f"qnndoctor: {writer.path} written ({document['tickets']['readable']:,} rows)\n"
+            )
         if args.html:
             from .html import write_html
 
@@ -149,7 +153,9 @@ def _write_files(
                 f"`qnndoctor fleet --import-compat {args.compat}`\n"
             )
     except (OutputError, OSError) as exc:
-        message = str(exc) if isinstance(exc, OutputError) else f"cannot write: {exc.strerror or exc}"
+        message = (
+            str(exc) if isinstance(exc, OutputError) else f"cannot write: {exc.strerror or exc}"
+        )
         err.write(f"qnndoctor: error: {message}\n")
         return exitcodes.COULD_NOT_CHECK
     if args.import_compat:

@@ -86,8 +86,10 @@ def _cards(document: Mapping[str, Any]) -> str:
     tickets, machines = document["tickets"], document["machines"]
     cards = [
         f"<div class='card'>{svg.donut(machines['ready'], machines['count'], 'ready')}</div>",
-        _card(f"{machines['ready']:,} / {machines['count']:,}", "machines ready "
-              "(smoke session passed, no error finding)"),
+        _card(
+            f"{machines['ready']:,} / {machines['count']:,}",
+            "machines ready (smoke session passed, no error finding)",
+        ),
         _card(f"{len(document['groups']):,}", "groups of machines to fix"),
         _card(f"{tickets['readable']:,}", "tickets read"),
         _card(f"{tickets['unreadable']:,}", "files unreadable"),
@@ -157,7 +159,9 @@ def _distributions(document: Mapping[str, Any]) -> str:
             f"{times['passed_sessions']:,} sessions; median {times['median_s']} s, 90% within "
             f"{times['p90_s']} s, slowest {times['max_s']} s</div></div>"
         )
-    return "<h2>What the fleet runs on (machines)</h2><div class='grid'>" + "".join(cells) + "</div>"
+    return (
+        "<h2>What the fleet runs on (machines)</h2><div class='grid'>" + "".join(cells) + "</div>"
+    )
 
 
 def _compat(table: list[Mapping[str, Any]]) -> str:
@@ -194,7 +198,11 @@ def _unreadable(document: Mapping[str, Any]) -> str:
         f"<tr><td>{_e(u['path'])}</td><td>{_e(u['reason'])}</td></tr>"
         for u in document["unreadable"][:UNREADABLE_SHOWN]
     )
-    more = f"<p class='note'>{total - UNREADABLE_SHOWN:,} more: see --json.</p>" if total > UNREADABLE_SHOWN else ""
+    more = (
+        f"<p class='note'>{total - UNREADABLE_SHOWN:,} more: see --json.</p>"
+        if total > UNREADABLE_SHOWN
+        else ""
+    )
     return (
         f"<h2>Unreadable files: {total:,}</h2><p>{kinds}</p>"
         f"<table><thead><tr><th>file</th><th>why</th></tr></thead><tbody>{items}</tbody></table>"

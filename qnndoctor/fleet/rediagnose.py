@@ -55,7 +55,9 @@ def verdict_key(document: Mapping[str, Any]) -> str:
     masked. Two tickets from the same setup get the same key; a key that
     differs only costs a re-diagnosis."""
     facts = document.get("facts")
-    facts = {k: v for k, v in facts.items() if k != "probe_run"} if isinstance(facts, dict) else facts
+    facts = (
+        {k: v for k, v in facts.items() if k != "probe_run"} if isinstance(facts, dict) else facts
+    )
     smoke = document.get("smoke")
     if isinstance(smoke, dict):
         smoke = {k: v for k, v in smoke.items() if k not in REDONE}
@@ -179,7 +181,9 @@ def verdict_of(report: Report, document: Mapping[str, Any]) -> Verdict:
     worst = report.worst()
     errors = [f for f in report.findings if f.severity.label == "error"]
     fixes = tuple(
-        GroupFix(f.id, f.title, _PATHS.text(f.fix.text), tuple(_PATHS.text(c) for c in f.fix.commands))
+        GroupFix(
+            f.id, f.title, _PATHS.text(f.fix.text), tuple(_PATHS.text(c) for c in f.fix.commands)
+        )
         for f in errors
         if f.fix is not None
     )
@@ -225,7 +229,9 @@ class Rediagnoser:
         if len(raw) > MAX_REPORT_BYTES:
             return Unreadable(path, f"larger than {MAX_REPORT_BYTES} bytes; not a ticket")
         try:
-            document = safejson.loads(raw, "the file")
+            # The depth check runs once per distinct setup (in _verdict): the
+            # key below only serialises (a RecursionError there is caught).
+            document = safejson.loads(raw, "the file", check_depth=False)
         except safejson.BadJSON as exc:
             return Unreadable(path, str(exc))
         return self.document_row(document, path)
@@ -238,7 +244,10 @@ class Rediagnoser:
         created = created if isinstance(created, str) else None
         if self.since is not None and (created is None or created[:10] < self.since):
             return Skipped(path, f"created {created or 'on an unknown date'}, before --since")
-        key = verdict_key(document)
+        try:
+            key = verdict_key(document)
+        except RecursionError:
+            return Unreadable(path, f"nested deeper than {safejson.MAX_DEPTH} levels; not a ticket")
         verdict = self.memo.get(key)
         if verdict is None:
             try:
@@ -284,6 +293,8 @@ class Rediagnoser:
         from ..report import build
 
         self.computed += 1
+        if safejson.depth_exceeds(document):
+            raise SavedReportError(f"nested deeper than {safejson.MAX_DEPTH} levels; not a ticket")
         target, facts = from_document(document, path)  # as check --from-report reads it
         return verdict_of(build(target, facts, self.matrix), document)
 

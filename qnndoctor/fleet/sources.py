@@ -11,6 +11,7 @@ import tarfile
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 # Files per unit: enough to make a worker's round trip cheap, few enough to
 # keep both processes busy to the end.
@@ -70,7 +71,7 @@ def _walk(folder: str) -> Iterator[str]:
     for root, dirs, files in os.walk(folder):
         dirs.sort()
         for name in sorted(files):
-            yield os.path.join(root, name)
+            yield str(Path(root) / name)
 
 
 def _in_folder(path: str) -> str | None:
@@ -85,9 +86,11 @@ def units(paths: list[str]) -> Iterator[Unit]:
     """The units of work for the paths the user named, batched."""
     batch: list[str] = []
     for given in paths:
-        if os.path.isdir(given):
+        where = Path(given)
+        candidates: Iterator[tuple[str, str | None]]
+        if where.is_dir():
             candidates = ((p, _in_folder(p)) for p in _walk(given))
-        elif os.path.exists(given) or os.path.islink(given):
+        elif where.exists() or where.is_symlink():
             candidates = iter([(given, _sniffed(given))])
         else:
             yield Unit("missing", given, ("no such file or folder",))
@@ -125,7 +128,7 @@ def jsonl_units(path: str, chunk: int = JSONL_CHUNK_BYTES) -> Iterator[Unit]:
     """Byte ranges of a JSON-lines file, each ending just after a newline
     (or at the end), with the number of the range's first line."""
     try:
-        size = os.path.getsize(path)
+        size = Path(path).stat().st_size
         handle = open(path, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:
         yield Unit("missing", path, (f"cannot read: {exc.strerror or exc}",))

@@ -37,7 +37,9 @@ def donut(part: int, whole: int, label: str, size: int = 132) -> str:
     )
 
 
-def bars(items: Sequence[tuple[str, int]], total: int, color: str = NEUTRAL, width: int = 460) -> str:
+def bars(
+    items: Sequence[tuple[str, int]], total: int, color: str = NEUTRAL, width: int = 460
+) -> str:
     """Horizontal bars, one per (label, count), scaled to ``total``."""
     row, label_w, gap = 22, 170, 6
     height = len(items) * row + 4

@@ -9,8 +9,9 @@ import csv
 import os
 import sys
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
+from ..shell import pip_command
 from .rows import Row
 
 # Parquet column types (DuckDB names); everything else is VARCHAR.
@@ -33,15 +34,9 @@ def parquet_missing() -> str | None:
     except ImportError:
         return (
             "--parquet needs DuckDB (the [fleet] extra), which this installation lacks; "
-            f"add it with: {_quoted(sys.executable)} -m pip install duckdb"
+            f"add it with: {pip_command(sys.executable, os.name == 'nt', 'install', 'duckdb')}"
         )
     return None
-
-
-def _quoted(path: str) -> str:
-    if os.name == "nt":
-        return f'& "{path}"' if " " in path else path  # PowerShell runs a quoted path with &
-    return f"'{path}'" if any(c in path for c in " '\"$`\\") else path
 
 
 class CsvRows:
@@ -96,7 +91,3 @@ class ParquetRows:
     def discard(self) -> None:
         self.rows.close()
         self.staging.unlink(missing_ok=True)
-
-
-def describe(writer: Any) -> str:
-    return f"{writer.path}"

@@ -67,7 +67,9 @@ def _groups(groups: list[Mapping[str, Any]], total: int, out: TextIO) -> None:
     w("\nfix first (machines that share the same blocking findings, largest group first):\n")
     for number, group in enumerate(groups[:GROUPS_SHOWN], 1):
         ids = ", ".join(b["id"] for b in group["blocking"]) or f"no error finding ({group['key']})"
-        w(f"{number:2}. {group['machines']:,} machines ({_share(group['machines'], total)}): {ids}\n")
+        w(
+            f"{number:2}. {group['machines']:,} machines ({_share(group['machines'], total)}): {ids}\n"
+        )
         for item in group["blocking"][:3]:
             w(f"      {_cut(item['title'], 92)}\n")
         for fix in group["fix"]:
@@ -75,8 +77,10 @@ def _groups(groups: list[Mapping[str, Any]], total: int, out: TextIO) -> None:
             for command in fix["commands"]:
                 w(f"      {command}\n")
         if group["commands_vary"]:
-            w("      (commands differ by machine: each names its own interpreter; "
-              "see each sample ticket)\n")
+            w(
+                "      (commands differ by machine: each names its own interpreter; "
+                "see each sample ticket)\n"
+            )
         w(f"    e.g. {', '.join(group['samples'])}\n")
     if len(groups) > GROUPS_SHOWN:
         rest = sum(g["machines"] for g in groups[GROUPS_SHOWN:])
@@ -88,7 +92,9 @@ def _compat(table: list[Mapping[str, Any]], out: TextIO) -> None:
         return
     w = out.write
     w("\ncompatibility: smoke sessions by SoC x NPU driver x onnxruntime-qnn x onnxruntime\n")
-    w(f"  {'SoC':22} {'NPU driver':16} {'ort-qnn':9} {'ort':9} {'passed':>7} {'failed':>7}  cause\n")
+    w(
+        f"  {'SoC':22} {'NPU driver':16} {'ort-qnn':9} {'ort':9} {'passed':>7} {'failed':>7}  cause\n"
+    )
     for row in table[:COMPAT_SHOWN]:
         cause = row["causes"][0]["id"] if row["causes"] else ""
         w(

@@ -111,7 +111,7 @@ def _zip(diagnoser: Rediagnoser, unit: Unit) -> Iterator[Result]:
 
 def _tar(diagnoser: Rediagnoser, path: str) -> Iterator[Result]:
     try:
-        archive = tarfile.open(path, mode="r|*")  # a stream: compressed archives too
+        archive = tarfile.open(path, mode="r|*")  # noqa: SIM115 - a stream: compressed archives too
     except (OSError, tarfile.TarError) as exc:
         yield Unreadable(path, f"not a readable tar archive: {exc}")
         return
