@@ -108,13 +108,18 @@ def run_fleet_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
         if args.verbose:
             err.write(f"qnndoctor: {message}\n")
 
+    from concurrent.futures.process import BrokenProcessPool
+
     from ..matrixdata import MatrixError
 
     try:
         document = run_fleet(options, on_row=writers, log=log)
-    except (FleetError, MatrixError) as exc:
+    except (FleetError, MatrixError, BrokenProcessPool) as exc:
         for writer in writers:
             getattr(writer, "discard", writer.close)()
+        if isinstance(exc, BrokenProcessPool):  # a worker was killed (out of memory?)
+            err.write(f"qnndoctor: could not finish: a worker process ended: {exc}\n")
+            return exitcodes.COULD_NOT_CHECK
         err.write(f"qnndoctor: error: {exc}\n")
         return exitcodes.USAGE
     code = _write_files(args, document, writers, err)

@@ -24,6 +24,7 @@ main { max-width: 1060px; margin: 0 auto; padding: 24px; }
 h1 { font-size: 24px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 28px 0 10px; }
 .sub { color: #555; margin: 0 0 18px; }
 .cards { display: flex; gap: 14px; flex-wrap: wrap; }
+.cards .card { flex: 1 1 120px; }
 .card { background: #fff; border: 1px solid #dde0e6; border-radius: 8px; padding: 14px 16px;
   break-inside: avoid; }
 .figure { font-size: 28px; font-weight: 700; } .label { color: #555; font-size: 12px; }
@@ -35,7 +36,9 @@ code, pre { font: 12.5px/1.4 ui-monospace, Consolas, monospace; }
 pre { background: #f1f3f7; padding: 8px 10px; border-radius: 4px; white-space: pre-wrap;
   word-break: break-all; margin: 6px 0; }
 .samples { color: #555; font-size: 12px; }
-.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(480px, 1fr)); gap: 14px; }
+.ctitle { font-weight: 700; margin-bottom: 6px; }
+svg { display: block; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(440px, 1fr)); gap: 14px; }
 table { border-collapse: collapse; width: 100%; background: #fff; font-size: 13px; }
 th, td { border-bottom: 1px solid #e3e5ea; padding: 5px 8px; text-align: left;
   vertical-align: top; }
@@ -107,7 +110,11 @@ def _groups(document: Mapping[str, Any]) -> str:
     if not groups:
         return "<h2>Fix first</h2><p class='ok'>Every machine is ready.</p>"
     chart = svg.bars(
-        [(g["key"].replace(";", " + "), g["machines"]) for g in groups[:10]], total, svg.BAD, 1000
+        [(g["key"].replace(";", " + "), g["machines"]) for g in groups[:10]],
+        total,
+        svg.BAD,
+        width=1000,
+        label_w=520,
     )
     out = [
         "<h2>Fix first: machines that share the same blocking findings</h2>",
@@ -130,7 +137,8 @@ def _groups(document: Mapping[str, Any]) -> str:
         )
         out.append(
             f"<div class='group'><h3><span class='count'>{group['machines']:,}</span>"
-            f"machines ({share}) &middot; {number}. {_e(titles)}</h3>"
+            f"{'machine' if group['machines'] == 1 else 'machines'} ({share}) &middot; "
+            f"{number}. {_e(titles)}</h3>"
             f"<div class='note'>findings: <code>{_e(group['key'])}</code>; smoke session "
             f"{_e(group['smoke_status'])}</div>{''.join(fixes)}{vary}"
             f"<div class='samples'>sample tickets: {_e(', '.join(group['samples']))}</div></div>"
@@ -149,13 +157,15 @@ def _distributions(document: Mapping[str, Any]) -> str:
         if rest:
             items.append((f"{len(rows) - VALUES_SHOWN} others", rest))
         cells.append(
-            f"<div class='card'><b>{_e(LABELS.get(name, name))}</b>{svg.bars(items, total)}</div>"
+            f"<div class='card'><div class='ctitle'>{_e(LABELS.get(name, name))}</div>"
+            f"{svg.bars(items, total, width=410, label_w=180)}</div>"
         )
     times = document["smoke_times"]
     if times.get("passed_sessions"):
-        chart = svg.histogram([(b["label"], b["count"]) for b in times["histogram"]])
+        chart = svg.histogram([(b["label"], b["count"]) for b in times["histogram"]], width=410)
         cells.append(
-            f"<div class='card'><b>Smoke session time (passed)</b>{chart}<div class='note'>"
+            f"<div class='card'><div class='ctitle'>Smoke session time (passed)</div>{chart}"
+            "<div class='note'>"
             f"{times['passed_sessions']:,} sessions; median {times['median_s']} s, 90% within "
             f"{times['p90_s']} s, slowest {times['max_s']} s</div></div>"
         )
@@ -211,17 +221,7 @@ def _unreadable(document: Mapping[str, Any]) -> str:
 
 
 def write_html(document: Mapping[str, Any], path: str) -> None:
-    """Write the page (whole or not at all)."""
-    import os
-    import tempfile
-    from pathlib import Path
-
-    target = Path(path)
-    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(render_html(document))
-        Path(name).replace(target)
-    except BaseException:
-        Path(name).unlink(missing_ok=True)
-        raise
+    """Write the page (an ``OSError`` says why it could not be)."""
+    page = render_html(document)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(page)

@@ -16,7 +16,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .. import REPORT_SCHEMA_VERSION, safejson
@@ -34,12 +34,17 @@ if TYPE_CHECKING:
 # text: timings, process ids, log timestamps (ORT's 2026-11-28
 # 04:03:10.075986228, ISO with T and zone).
 _VOLATILE = re.compile(
-    rb'"(?:duration_ms|duration_s)": -?[0-9.eE+-]+'
-    rb'|"timings_s": \{[^{}]*\}'
-    rb'|"(?:killed_pids|escaped_pids)": \[[^\]]*\]'
+    rb'"(?:duration_ms|duration_s)": ?-?[0-9.eE+-]+'
+    rb'|"timings_s": ?\{[^{}]*\}'
+    rb'|"(?:killed_pids|escaped_pids)": ?\[[^\]]*\]'
 )
 # A separate pass starting with a literal: ten times faster than one alternation.
 _TIMESTAMP = re.compile(rb"20\d\d-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?")
+# What a ticket's row takes from the ticket itself (not from its setup): when
+# did it run, and how long its smoke session took.
+_CREATED = re.compile(rb'"created": ?"([^"\\]*)"')
+_SMOKE = re.compile(rb'"smoke": ?\{')
+_SMOKE_SECONDS = re.compile(rb'"duration_s": ?(-?[0-9.eE+-]+|null)')
 # Made again by the report builder from the smoke log, with today's catalogue.
 REDONE = ("signatures", "diagnosis", "qnn_error_codes")
 # How many verdicts a worker remembers (each a few kB).
@@ -222,12 +227,35 @@ class Rediagnoser:
     def __init__(self, matrix: Matrix, since: str | None = None) -> None:
         self.matrix, self.since = matrix, since
         self.memo: dict[str, Verdict] = {}
+        self.same_text: dict[bytes, Row] = {}
         self.computed = 0
 
     def row(self, raw: bytes, path: str) -> Row | Unreadable | Skipped:
-        """The row of one ticket's bytes (``path`` names it, already redacted)."""
+        """The row of one ticket's bytes (``path`` names it, already redacted).
+
+        A ticket whose text, with the volatile parts masked, is byte for byte
+        that of a ticket already read (a machine that reports the same setup
+        again, or its twin) is that ticket with other times: its row is the
+        same but for ``created`` and the smoke time, read from the text where
+        the first ticket had them; it is not parsed again. Any other ticket
+        is parsed and re-diagnosed (or its setup's verdict remembered)."""
         if len(raw) > MAX_REPORT_BYTES:
             return Unreadable(path, f"larger than {MAX_REPORT_BYTES} bytes; not a ticket")
+        same = hashlib.sha256(_TIMESTAMP.sub(b"<t>", _VOLATILE.sub(b"<v>", raw))).digest()
+        known = self.same_text.get(same)
+        if known is not None:
+            created, seconds = _per_run(raw)
+            if self.since is not None and (created is None or created[:10] < self.since):
+                return Skipped(path, f"created {created or 'on an unknown date'}, before --since")
+            return replace(known, path=path, created=created, smoke_seconds=seconds)
+        result = self._parsed_row(raw, path)
+        if isinstance(result, Row) and _per_run(raw) == (result.created, result.smoke_seconds):
+            if len(self.same_text) >= MEMO_LIMIT:
+                self.same_text.clear()
+            self.same_text[same] = result
+        return result
+
+    def _parsed_row(self, raw: bytes, path: str) -> Row | Unreadable | Skipped:
         try:
             # The depth check runs once per distinct setup (in _verdict): the
             # key below only serialises (a RecursionError there is caught).
@@ -297,6 +325,25 @@ class Rediagnoser:
             raise SavedReportError(f"nested deeper than {safejson.MAX_DEPTH} levels; not a ticket")
         target, facts = from_document(document, path)  # as check --from-report reads it
         return verdict_of(build(target, facts, self.matrix), document)
+
+
+def _per_run(raw: bytes) -> tuple[str | None, float | None]:
+    """``created`` and the smoke session's ``duration_s`` read from a ticket's
+    text: the first ``"created"`` and the first ``"duration_s"`` after
+    ``"smoke": {``. Trusted only for a text that, masked, equals one whose
+    parsed values these were (``Rediagnoser.row`` checks)."""
+    found = _CREATED.search(raw)
+    created = found.group(1).decode("utf-8", "replace") if found else None
+    seconds = None
+    smoke = _SMOKE.search(raw)
+    if smoke is not None:
+        value = _SMOKE_SECONDS.search(raw, smoke.end())
+        if value is not None and value.group(1) != b"null":
+            try:
+                seconds = float(value.group(1))
+            except ValueError:
+                seconds = None
+    return created, seconds
 
 
 def foreign(document: Any) -> str | None:

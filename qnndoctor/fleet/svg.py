@@ -38,10 +38,15 @@ def donut(part: int, whole: int, label: str, size: int = 132) -> str:
 
 
 def bars(
-    items: Sequence[tuple[str, int]], total: int, color: str = NEUTRAL, width: int = 460
+    items: Sequence[tuple[str, int]],
+    total: int,
+    color: str = NEUTRAL,
+    width: int = 460,
+    label_w: int = 190,
 ) -> str:
     """Horizontal bars, one per (label, count), scaled to ``total``."""
-    row, label_w, gap = 22, 170, 6
+    row, gap = 22, 6
+    fits = max(8, (label_w - gap) // 7)  # characters of 12 px text that fit
     height = len(items) * row + 4
     bar_w = width - label_w - 70
     parts = [
@@ -51,7 +56,7 @@ def bars(
     for i, (label, count) in enumerate(items):
         y = i * row + 2
         length = bar_w * count / total if total else 0
-        shown = label if len(label) <= 26 else label[:25] + "\u2026"
+        shown = label if len(label) <= fits else label[: fits - 1] + "\u2026"
         parts.append(
             f'<text x="{label_w - gap}" y="{y + 14}" text-anchor="end" font-size="12" '
             f'fill="#222"><title>{escape(label)}</title>{escape(shown)}</text>'

@@ -67,9 +67,9 @@ def _groups(groups: list[Mapping[str, Any]], total: int, out: TextIO) -> None:
     w("\nfix first (machines that share the same blocking findings, largest group first):\n")
     for number, group in enumerate(groups[:GROUPS_SHOWN], 1):
         ids = ", ".join(b["id"] for b in group["blocking"]) or f"no error finding ({group['key']})"
-        w(
-            f"{number:2}. {group['machines']:,} machines ({_share(group['machines'], total)}): {ids}\n"
-        )
+        noun = "machine" if group["machines"] == 1 else "machines"
+        share = _share(group["machines"], total)
+        w(f"{number:2}. {group['machines']:,} {noun} ({share}): {ids}\n")
         for item in group["blocking"][:3]:
             w(f"      {_cut(item['title'], 92)}\n")
         for fix in group["fix"]:

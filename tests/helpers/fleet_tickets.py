@@ -109,18 +109,19 @@ def setups(real: dict[str, dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def tickets(
-    real: dict[str, dict[str, Any]], count: int, seed: int = 31
+    real: dict[str, dict[str, Any]], count: int, seed: int = 31, indent: int | None = None
 ) -> Iterator[tuple[str, bytes]]:
     """``count`` tickets (file name, JSON bytes): each a setup with its own
     creation date and smoke time. Setups are serialised once; only the
-    per-ticket fields are replaced in the text. One line each (JSON-lines ready)."""
+    per-ticket fields are replaced in the text. One line each (JSON-lines
+    ready) unless ``indent`` (2: as ``report -o`` writes them)."""
     rng = random.Random(seed)
     made = []
     for label, doc in setups(real):
         doc["created"] = _CREATED
         if isinstance(doc.get("smoke"), dict):
             doc["smoke"]["duration_s"] = _SECONDS
-        made.append((label, json.dumps(doc)))
+        made.append((label, json.dumps(doc, indent=indent)))
     weights = [20 if label.startswith("healthy") else 3 for label, _ in made]
     for number in range(count):
         label, text = rng.choices(made, weights)[0]
