@@ -401,3 +401,31 @@ def test_evidence_store(tmp_path: Path) -> None:
     with pytest.raises(EvidenceError):
         store.record(pair, "maybe", "bisect", "2026-11-28")
     assert store.path.stat().st_size > 0
+
+
+def test_unparsed_rows_equal_parsed_rows(real: dict[str, Path]) -> None:
+    """A ticket whose masked text was seen before is not parsed: its row
+    (created and smoke time read from its text) equals the parsed one's;
+    --since applies to it too."""
+    from qnndoctor.fleet.rediagnose import Rediagnoser
+    from qnndoctor.fleet.rows import Row
+    from qnndoctor.pipeline import load_matrix
+
+    docs = {name: json.loads(path.read_text("utf-8")) for name, path in real.items()}
+    made = list(fleet_tickets.tickets(docs, 300, seed=7, indent=2))
+    matrix = load_matrix(None)
+    fast, full = Rediagnoser(matrix), Rediagnoser(matrix)
+    rows = [fast.row(data, name) for name, data in made]
+    full.memo = fast.memo  # the same verdicts: what differs is parsing or not
+    parsed = [full._parsed_row(data, name) for name, data in made]
+    assert len(fast.same_text) < len(made) // 4  # most were not parsed
+    assert rows == parsed
+    assert all(isinstance(r, Row) for r in parsed)
+    parsed_rows = [r for r in parsed if isinstance(r, Row)]
+    assert len({r.created for r in parsed_rows}) > 50  # their own times, not the first ticket's
+    since = Rediagnoser(matrix, since="2026-10-15")
+    since.memo = fast.memo
+    kept = [since.row(data, name) for name, data in made]
+    expected = [r for r in parsed_rows if str(r.created) >= "2026-10-15"]
+    assert [r for r in kept if isinstance(r, Row)] == expected
+    assert len(expected) < len(kept)
