@@ -122,14 +122,36 @@ def run_fleet_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
             return exitcodes.COULD_NOT_CHECK
         err.write(f"qnndoctor: error: {exc}\n")
         return exitcodes.USAGE
+    if not document["tickets"]["readable"]:
+        return _nothing_readable(args, document, writers, out, err)
     code = _write_files(args, document, writers, err)
     if code is not None:
         return code
     _show(args, document, out)
-    if not document["tickets"]["readable"]:
-        err.write("qnndoctor: error: no readable ticket in the paths given\n")
-        return exitcodes.USAGE
     return exitcodes.OK if not document["machines"]["not_ready"] else exitcodes.FINDINGS
+
+
+def _nothing_readable(
+    args: argparse.Namespace,
+    document: dict[str, Any],
+    writers: list[Any],
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """No ticket to summarise: say why (the unreadable files' reasons), write no file."""
+    for writer in writers:
+        getattr(writer, "discard", writer.close)()
+    if args.json:
+        _show(args, document, out)  # the (empty) summary: its unreadable list says why
+    why = (
+        f"no ticket created on or after --since {args.since}"
+        if document["tickets"]["skipped_by_since"]
+        else "no readable ticket in the paths given"
+    )
+    err.write(f"qnndoctor: error: {why}\n")
+    for item in document["unreadable"][:5]:
+        err.write(f"  {item['path']}: {item['reason']}\n")
+    return exitcodes.USAGE
 
 
 def _write_files(

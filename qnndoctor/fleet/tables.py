@@ -59,6 +59,11 @@ class CsvRows:
     def close(self) -> None:
         self.handle.close()
 
+    def discard(self) -> None:
+        """Nothing to write after all: no file is left behind."""
+        self.handle.close()
+        self.path.unlink(missing_ok=True)
+
 
 class ParquetRows:
     """``--parquet FILE``: the rows go to a CSV beside it, which DuckDB then
