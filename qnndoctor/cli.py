@@ -328,6 +328,12 @@ def _add_lint(sub: Any) -> None:
     add_parser(sub)
 
 
+def _add_fleet(sub: Any) -> None:
+    from .fleet.command import add_parser
+
+    add_parser(sub)
+
+
 _COMMANDS = {
     "check": _add_check,
     "report": _add_report,
@@ -338,6 +344,7 @@ _COMMANDS = {
     "fix": _add_fix,
     "bisect": _add_bisect,
     "lint": _add_lint,
+    "fleet": _add_fleet,
 }
 
 
@@ -560,6 +567,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from .lint.command import run_lint
 
         return run_lint(args, sys.stdout, sys.stderr)
+    if args.command == "fleet":
+        from .fleet.command import run_fleet_command
+
+        return run_fleet_command(args, sys.stdout, sys.stderr)
     if args.command == "check":
         return run_check(args, sys.stdout, sys.stderr)
     if args.command == "report":

@@ -68,8 +68,10 @@ def _ends_early(exc: json.JSONDecodeError) -> bool:
     return False
 
 
-def loads(text: str | bytes, what: str) -> Any:
-    """Parse ``text`` (``what`` names it in messages)."""
+def loads(text: str | bytes, what: str, *, check_depth: bool = True) -> Any:
+    """Parse ``text`` (``what`` names it in messages). ``check_depth=False``:
+    the caller runs ``depth_exceeds`` itself before anything walks the value
+    (``fleet`` does, once per distinct setup instead of once per ticket)."""
     try:
         if isinstance(text, bytes):
             text = decode(text)  # UTF-8, or what a BOM says (a ticket saved by PowerShell)
@@ -87,6 +89,6 @@ def loads(text: str | bytes, what: str) -> Any:
         ) from exc
     except ValueError as exc:  # e.g. a number too long to convert
         raise BadJSON(f"{what} is not usable JSON: {exc}") from exc
-    if depth_exceeds(value):
+    if check_depth and depth_exceeds(value):
         raise BadJSON(f"{what} is nested deeper than {MAX_DEPTH} levels; no qnndoctor document is")
     return value

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -21,6 +22,11 @@ HERE = Path(__file__).resolve().parent
 # suite (inherited by every subprocess); tests/test_memo.py turns it on.
 os.environ["QNNDOCTOR_NO_MEMO"] = "1"
 os.environ["QNNDOCTOR_NO_EVIDENCE"] = "1"  # bisect's local evidence: tests/test_bisect.py
+# The local evidence store (qnndoctor/evidence) would show a user's own fleet
+# data in `recommend`: an empty folder for the suite (test_fleet.py sets its own).
+os.environ.setdefault(
+    "QNNDOCTOR_EVIDENCE_DIR", str(Path(tempfile.gettempdir()) / f"qnndoctor-tests-{os.getpid()}")
+)
 # Loaded from the installed package: proves the schema ships in the wheel.
 SCHEMA = json.loads(
     resources.files("qnndoctor").joinpath("schema/report.schema.json").read_text("utf-8")

@@ -125,6 +125,11 @@ def render_recommendation(rec: dict[str, Any], out: TextIO) -> None:
                 )
     for note in rec.get("notes", []):
         out.write(f"note: {note}\n")
+    if rec.get("fleet_evidence"):
+        from ..evidence.fleet import evidence_lines
+
+        for line in evidence_lines(rec["fleet_evidence"]):
+            out.write(line + "\n")
 
 
 def run_recommend(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -149,6 +154,11 @@ def run_recommend(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except (TargetError, CouldNotCheck) as exc:
         err.write(f"qnndoctor: could not check: {exc}\n")
         return exitcodes.COULD_NOT_CHECK
+    from ..evidence.fleet import for_recommendation
+
+    fleet_seen = for_recommendation(rec)  # what the user's own fleets saw (fleet --import-compat)
+    if fleet_seen is not None:
+        rec["fleet_evidence"] = fleet_seen
     document: dict[str, Any] = {
         "schema_version": RECOMMEND_SCHEMA_VERSION,
         "tool": {"name": "qnndoctor", "version": __version__},
