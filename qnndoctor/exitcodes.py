@@ -54,6 +54,12 @@ MEANINGS: dict[str, tuple[tuple[int, str], ...]] = {
         (USAGE, "usage error"),
         (COULD_NOT_CHECK, "a file cannot be read or parsed, or --python cannot be probed"),
     ),
+    "fleet": (
+        (OK, "every machine ready"),
+        (FINDINGS, "a machine is not ready"),
+        (USAGE, "usage error, or no readable ticket at all"),
+        (COULD_NOT_CHECK, "an output file or the evidence store could not be written"),
+    ),
     "bisect": (
         (OK, "a pair passed"),
         (FINDINGS, "no pair passed"),

@@ -23,6 +23,10 @@ def add_parser(sub: Any) -> None:
         "fleet",
         help="summarise many tickets (report -o files, folders, zip/tar, JSON-lines): "
         "groups to fix, distributions, the compatibility table",
+        description="Reads many tickets (`qnndoctor report -o` files, folders, zip/tar archives, "
+        "JSON-lines), re-diagnoses each with this version's rules and matrix, and summarises "
+        "them: machines, groups sharing the same blocking findings with the fix for each, "
+        "distributions and the compatibility table. " + exitcodes.described("fleet"),
     )
     fleet.add_argument(
         "paths",
