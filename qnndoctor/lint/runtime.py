@@ -42,9 +42,10 @@ def machine_of_soc(name: str) -> Machine | None:
 
 def machine_from_facts(facts: Any) -> Machine | None:
     """The chip check's probes identified (None when none was)."""
-    from ..matrixdata import identify_soc, load_or_empty
+    from ..matrixdata import load_or_empty
+    from ..socs import identify
 
-    match = identify_soc(facts, load_or_empty())
+    match = identify(facts, load_or_empty())  # the one identifier (Android, device tree too)
     if match is None:
         return None
     soc = match.soc
