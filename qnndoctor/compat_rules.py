@@ -26,7 +26,6 @@ REQUIRES_PYTHON_SPEC = (
 PRERELEASE_SPEC = "https://packaging.python.org/en/latest/specifications/version-specifiers/#handling-of-pre-releases"
 YANKED_SPEC = "https://peps.python.org/pep-0592/"
 ORT_QNN_DOCS = "https://onnxruntime.ai/docs/execution-providers/QNN-ExecutionProvider.html"
-ORT_QNN_REPO = "https://github.com/onnxruntime/onnxruntime-qnn"
 QNN_HTP_BACKEND = (
     "https://docs.qualcomm.com/bundle/publicresource/80-63442-10/topics/htp_backend.md"
 )

@@ -67,9 +67,6 @@ __all__ = [
     "recommend",
 ]
 
-CONFIDENCE = {axis: rule.confidence for axis, rule in RULES.items()}
-
-
 def _glibc_needed(release: Release, profile: Profile) -> tuple[int, int] | None:
     """The oldest glibc the release's wheels for this platform accept, when
     only an older glibc kept them out."""

@@ -279,9 +279,6 @@ def _environment(line: str, allow: Allow) -> Iterator[tuple[str, Any]]:
         yield "qnn_ep_logged", True
 
 
-FINDERS: tuple[Finder, ...] = (_pip_lines, _templates, _platform, _environment)
-
-
 def _pip_show_blocks(lines: list[str]) -> Iterator[tuple[int, str, str]]:
     """(line number, name, version) of ``pip show`` blocks (Name: on one line, Version: on the next)."""
     for number, line in enumerate(lines):

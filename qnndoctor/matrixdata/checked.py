@@ -93,9 +93,3 @@ def checked_matrix(
     if use_stamp:
         stamp(path, data)
     return matrix
-
-
-def load_checked(path: Path, issues_path: Path | None, *, use_stamp: bool) -> ReleaseMatrix:
-    """Load and check ``path`` (see ``checked_matrix``)."""
-    data, document, issues = read_checked(path, issues_path)
-    return checked_matrix(path, data, document, issues, use_stamp=use_stamp)
