@@ -32,9 +32,9 @@ from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from . import headstart
-from .headstart import MARKER_VARIABLE as MARKER_VARIABLE
-from .headstart import become_subreaper as become_subreaper
+from . import descendants
+from .descendants import MARKER_VARIABLE as MARKER_VARIABLE
+from .descendants import become_subreaper as become_subreaper
 
 # Grace for clock granularity: a process's create_time is rounded (Linux: clock ticks).
 _CREATE_TIME_SLACK_S = 1.0
@@ -116,7 +116,7 @@ class MarkerSweep:
     def prepare(self, env: MutableMapping[str, str]) -> None:
         env[MARKER_VARIABLE] = self.marker
         self.started = time.time()
-        if headstart.subreaper:
+        if descendants.subreaper:
             children = children_from_proc()
             if children is None:
                 import psutil
@@ -195,7 +195,7 @@ class MarkerSweep:
         the session began (the session's orphans), with their descendants."""
         import psutil
 
-        if not headstart.subreaper:
+        if not descendants.subreaper:
             return []
         since = self.started - _CREATE_TIME_SLACK_S
         found = []
@@ -225,7 +225,7 @@ class MarkerSweep:
         return children <= self.existing_children | own
 
     def sweep(self) -> tuple[int, ...]:
-        if self.quick_scan() == [] and (not headstart.subreaper or self.nothing_adopted()):
+        if self.quick_scan() == [] and (not descendants.subreaper or self.nothing_adopted()):
             return ()  # the common case, decided in about a millisecond
         killed: list[int] = []
         # Twice: a process forking at the moment of the first pass has a

@@ -20,6 +20,8 @@ from __future__ import annotations
 import os
 import sys
 
+from .descendants import MARKER_VARIABLE, become_subreaper
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -28,7 +30,6 @@ if TYPE_CHECKING:
 
 PACKAGE_DIR = os.path.dirname(os.path.realpath(__file__))
 SMOKE_DIR = os.path.join(PACKAGE_DIR, "smoke")
-MARKER_VARIABLE = "QNNDOCTOR_CONTAINMENT"  # containment.py's marker (it imports it from here)
 
 # Runs child.py as ``python child.py`` would (its folder first on sys.path,
 # nothing else added), but imported, so the bytecode compiled at install
@@ -327,29 +328,6 @@ def new_folder() -> str:
     import tempfile
 
     return tempfile.mkdtemp(prefix="qnndoctor-smoke-")
-
-
-PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
-subreaper = False  # this process adopts its orphaned descendants (containment.py reads it)
-
-
-def become_subreaper() -> bool:
-    """Linux: this process adopts its orphaned descendants, so that what the
-    session leaves is re-parented here, not to init (containment.py says why
-    only a process qnndoctor owns does this). True if it now does. Lives here,
-    not in containment.py, because the head start needs it before anything
-    else is imported."""
-    global subreaper
-    if subreaper or not sys.platform.startswith("linux"):
-        return subreaper
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        subreaper = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        subreaper = False
-    return subreaper
 
 
 def claim(kind: str, argv: Sequence[str], env: Mapping[str, str]) -> EarlyChild | None:

@@ -14,13 +14,10 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import IO, Any, Protocol
 
 from .containment import Containment, for_this_platform, kill_processes
 from .spawn import popen
-
-if TYPE_CHECKING:
-    from .headstart import EarlyChild
 
 DEFAULT_OUTPUT_CAP = 4 * 1024 * 1024
 # How long after the time limit ``run`` may take to kill, sweep and drain.
@@ -74,6 +71,22 @@ class ChildProcess(Protocol):
     def wait(self, timeout: float | None = None) -> int: ...
     def poll(self) -> int | None: ...
     def kill(self) -> None: ...
+
+
+class EarlyChild(Protocol):
+    """What ``adopt`` reads of a child the head start started
+    (``headstart.EarlyChild``; the head start uses the runner, not the reverse)."""
+
+    @property
+    def proc(self) -> ChildProcess: ...
+    @property
+    def argv(self) -> tuple[str, ...]: ...
+    @property
+    def marker(self) -> str: ...
+    @property
+    def started_wall(self) -> float: ...
+    @property
+    def started_monotonic(self) -> float: ...
 
 
 class Runner(Protocol):
