@@ -13,7 +13,8 @@ from . import shell
 from .compat_rules import LINUX_X86_SIMULATOR, NPU_DRIVER_COMPAT
 
 if TYPE_CHECKING:
-    from .resolver import Profile, Verdict
+    from .target_profile import Profile
+    from .verdict import Verdict
 
 
 def install_commands(profile: Profile, verdict: Verdict) -> tuple[str, ...]:

@@ -10,16 +10,21 @@ from .advice import install_commands, native_arm64_launcher, windows_launcher
 from .compat_rules import EMULATION, RULES
 
 if TYPE_CHECKING:
-    from .matrixdata.releases import ReleaseMatrix
-    from .resolver import Profile, Verdict
+    from collections.abc import Callable
+
+    from .matrixdata.releases import Release, ReleaseMatrix
+    from .target_profile import Profile
+    from .verdict import Verdict
+
+    # The resolver's ``evaluate_release``, passed in: the resolver uses this
+    # module, not the reverse.
+    Evaluate = Callable[[Profile, Release, ReleaseMatrix, bool], Verdict]
 
 
 def alternatives(
-    profile: Profile, matrix: ReleaseMatrix, allow_prerelease: bool
+    profile: Profile, matrix: ReleaseMatrix, allow_prerelease: bool, evaluate_release: Evaluate
 ) -> list[dict[str, Any]]:
     """What to change when nothing fits: native ARM64 Python, another Python version."""
-    from .resolver import evaluate_release
-
     options: list[tuple[str, Profile]] = []
     if profile.windows and profile.native_arch == "arm64" and profile.arch != "arm64":
         options.append(
@@ -76,15 +81,13 @@ def alternatives(
 
 
 def native_route(
-    profile: Profile, matrix: ReleaseMatrix, allow_prerelease: bool
+    profile: Profile, matrix: ReleaseMatrix, allow_prerelease: bool, evaluate_release: Evaluate
 ) -> tuple[Profile, Verdict] | None:
     """For x64 Python on a Windows ARM64 machine: native ARM64 CPython (the
     same version first, then the versions the wheels cover best) and the
     release that fits it, or None (another target, or no release fits)."""
     if not (profile.windows and profile.native_arch == "arm64" and profile.arch == "x86_64"):
         return None
-    from .resolver import evaluate_release
-
     for minor in dict.fromkeys((profile.python[1], 12, 13, 11, 14)):
         python = (profile.python[0], minor)
         native = replace(

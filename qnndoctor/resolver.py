@@ -44,6 +44,7 @@ from .target_profile import (
     profile_from_facts,
     python_words,
 )
+from .verdict import Reason, Verdict
 from .wheel_checks import on_x64_machine, under_x64_emulation
 
 __all__ = [
@@ -66,6 +67,7 @@ __all__ = [
     "profile_from_facts",
     "recommend",
 ]
+
 
 def _glibc_needed(release: Release, profile: Profile) -> tuple[int, int] | None:
     """The oldest glibc the release's wheels for this platform accept, when
@@ -90,54 +92,9 @@ def _python_words(tag: str) -> str:
     return tag
 
 
-@dataclass(frozen=True)
-class Reason:
-    """Why one release is ruled out: the rule, how sure, and where to check."""
-
-    axis: str
-    detail: str
-    confidence: str
-    sources: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "axis": self.axis,
-            "detail": self.detail,
-            "confidence": self.confidence,
-            "sources": list(self.sources),
-        }
-
-
 def _reason(axis: str, detail: str) -> Reason:
     rule = RULES[axis]
     return Reason(axis, detail, rule.confidence, rule.sources)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """One release for this target: the file pip would take, or why none fits."""
-
-    version: Version
-    era: str
-    file: WheelFile | None
-    reasons: tuple[Reason, ...]
-    notes: tuple[str, ...] = ()
-    companion_pin: str | None = None
-
-    @property
-    def fits(self) -> bool:
-        return self.file is not None and not self.reasons
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "version": str(self.version),
-            "era": self.era,
-            "fits": self.fits,
-            "file": self.file.filename if self.file else None,
-            "qnn_version": self.file.qnn_version if self.file else None,
-            "reasons": [r.to_json() for r in self.reasons],
-            "notes": list(self.notes),
-        }
 
 
 def _file_reasons(
@@ -378,11 +335,11 @@ def _recommend(profile: Profile, matrix: ReleaseMatrix, allow_prerelease: bool) 
     # Pre-releases excluded only for being pre-releases are noise here.
     shown = tuple(v for v in ruled_out if {r.axis for r in v.reasons} != {PRERELEASE})
     # x64 Python on Windows on ARM: native ARM64 Python is the route the commands take.
-    route = native_route(profile, matrix, allow_prerelease)
+    route = native_route(profile, matrix, allow_prerelease, evaluate_release)
     installs, into = (route[1], route[0]) if route else (chosen, profile)
     if chosen is None:
         emulation = emulation_verdict(profile, route, None, ())
-        instead = tuple(alternatives(profile, matrix, allow_prerelease))
+        instead = tuple(alternatives(profile, matrix, allow_prerelease, evaluate_release))
         return Recommendation(
             "nothing-fits",
             profile,
@@ -400,7 +357,11 @@ def _recommend(profile: Profile, matrix: ReleaseMatrix, allow_prerelease: bool) 
             installs_into=into if installs else None,
         )
     # Under emulation something may fit, but native ARM64 is still the better change.
-    better = alternatives(profile, matrix, allow_prerelease)[:1] if profile.emulated else []
+    better = (
+        alternatives(profile, matrix, allow_prerelease, evaluate_release)[:1]
+        if profile.emulated
+        else []
+    )
     commands = install_commands(profile, chosen)
     emulation = emulation_verdict(profile, route, chosen, commands)
     return Recommendation(
