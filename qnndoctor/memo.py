@@ -29,14 +29,18 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .facts import Facts
-    from .pipeline import CheckOptions, CheckOutcome, Log
     from .report import Report
     from .target import Target
+
+    Log = Callable[[str], None]  # the pipeline's log (the pipeline uses this module)
 
 FORMAT = 1
 KEEP = 32  # entries kept: one per distinct environment checked lately
@@ -238,18 +242,29 @@ class ToRemember:
         _log_events(log)
 
 
+@dataclass(frozen=True)
+class Remembered:
+    """The report of decisions remembered for these facts, with this run's
+    facts: its document (not redacted yet) and the warnings made with it."""
+
+    report: Report
+    document: dict[str, Any]
+    warnings: tuple[str, ...]
+
+
 def recall(
-    options: CheckOptions,
+    matrix: Path | None,
     target: Target,
     facts: Facts,
     fingerprint: list[Any] | None,
     log: Log,
-) -> CheckOutcome | ToRemember:
+) -> Remembered | ToRemember:
     """The pipeline's question for a check without the smoke session (live
     facts, the session's "not run" among them): the remembered report for
-    these facts, or where to remember the decisions about to be made."""
+    these facts, or where to remember the decisions about to be made.
+    ``matrix``: the check's ``--matrix`` option."""
     if fingerprint is None:
-        fingerprint = read_fingerprint(options.matrix)
+        fingerprint = read_fingerprint(matrix)
     pending = ToRemember(
         key(facts.to_json(), target.to_json(), fingerprint), fingerprint, target.python
     )
@@ -258,7 +273,7 @@ def recall(
     if decisions is None:
         return pending
     try:
-        outcome = _remembered(options, target, facts, decisions)
+        outcome = _remembered(target, facts, decisions)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # an entry of odd shape
         log(f"decisions memo ignored: {type(exc).__name__}: {exc}")
         return pending
@@ -272,12 +287,10 @@ def _log_events(log: Log) -> None:
     events.clear()
 
 
-def _remembered(
-    options: CheckOptions, target: Target, facts: Facts, decisions: dict[str, Any]
-) -> CheckOutcome:
+def _remembered(target: Target, facts: Facts, decisions: dict[str, Any]) -> Remembered:
     """The report of remembered decisions with this run's facts."""
+    from .envelope import now
     from .findings import Finding, SkippedCheck
-    from .pipeline import CheckOutcome, finished, now
     from .report import Report
 
     report = Report(
@@ -292,4 +305,4 @@ def _remembered(
     document = report.to_json()
     document["matrix"] = dict(decisions["matrix"])
     warnings = tuple(str(w) for w in decisions["warnings"])
-    return CheckOutcome(finished(document, options.redact), report, None, warnings)
+    return Remembered(report, document, warnings)

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import REPORT_SCHEMA_VERSION, __version__, exitcodes
+from . import exitcodes
+from .envelope import envelope
 
 if TYPE_CHECKING:
     from collections.abc import MutableMapping
@@ -99,23 +100,6 @@ class CheckOutcome:
         from .findings import Severity
 
         return self.report.exit_code(Severity.parse(fail_on))
-
-
-def now() -> str:
-    """A report's ``created``: UTC, to the second."""
-    import datetime  # here: the smoke child starts before this import
-
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-
-
-def envelope() -> dict[str, Any]:
-    """The keys every report document starts with: the one place that names
-    the report's ``schema_version``."""
-    return {
-        "schema_version": REPORT_SCHEMA_VERSION,
-        "tool": {"name": "qnndoctor", "version": __version__},
-        "created": now(),
-    }
 
 
 def error_document(
@@ -459,9 +443,10 @@ def run_check(
 
             facts = facts.with_probe(smoke_facts(smoke.finish(facts)))  # "not run"
             smoke = None
-            remembered = memo.recall(options, target, facts, fingerprint, log)
-            if isinstance(remembered, CheckOutcome):
-                return remembered
+            remembered = memo.recall(options.matrix, target, facts, fingerprint, log)
+            if isinstance(remembered, memo.Remembered):
+                document = finished(remembered.document, options.redact)
+                return CheckOutcome(document, remembered.report, None, remembered.warnings)
             to_remember = remembered
         return _diagnose(options, target, facts, saved, smoke, log, started, to_remember)
     finally:

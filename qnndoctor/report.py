@@ -7,9 +7,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from . import exitcodes
+from .envelope import envelope, now
 from .facts import Facts
 from .findings import Finding, Severity, SkippedCheck
-from .pipeline import envelope, now
 from .target import Target
 
 if TYPE_CHECKING:  # the rules and the matrix are imported when a report is built, not read
