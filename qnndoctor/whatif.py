@@ -8,11 +8,10 @@ profile is built from the arguments alone; the resolver is the same one
 
 from __future__ import annotations
 
-import argparse
 import re
-from typing import Any, TextIO
+from dataclasses import asdict, dataclass
+from typing import Any
 
-from . import RECOMMEND_SCHEMA_VERSION, __version__, exitcodes
 from .advice import windows_launcher
 from .matrixdata import Matrix
 from .resolver import Profile, recommend
@@ -31,6 +30,25 @@ OLDEST_PYTHON = (3, 8)
 
 class WhatIfError(ValueError):
     """The what-if arguments do not describe a machine."""
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """The machine a what-if question describes: ``recommend --platform ...``'s
+    values (``what_if``'s arguments), as text the way a person writes them."""
+
+    platform: str
+    python_version: str
+    soc: str | None = None
+    htp_arch: str | None = None
+    native_arch: str | None = None
+    npu_driver: str | None = None
+    glibc: str | None = None
+    qnn_sdk: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The values given (a report's ``target.what_if``)."""
+        return {key: value for key, value in asdict(self).items() if value is not None}
 
 
 def _python(text: str) -> tuple[tuple[int, int], bool]:
@@ -74,19 +92,19 @@ def _launcher(
     return (f"python{python[0]}.{python[1]}{'t' if free_threaded else ''}",)
 
 
-def _chip(args: argparse.Namespace, matrix: Matrix) -> tuple[int | None, str | None, list[str]]:
+def _chip(machine: WhatIf, matrix: Matrix) -> tuple[int | None, str | None, list[str]]:
     """The HTP arch --soc or --htp-arch gives, where it came from, and notes.
     A SoC the table does not know is answered without the chip, with a caveat."""
-    if args.soc is not None and not args.soc.strip():
+    if machine.soc is not None and not machine.soc.strip():
         raise WhatIfError(
             "--soc '': give the chip's name (e.g. 'Snapdragon X Elite', 'SM8650'), or leave "
             "--soc out to answer without the chip"
         )
-    if args.soc:
+    if machine.soc:
         try:
-            soc = find_soc(args.soc, matrix.socs)
+            soc = find_soc(machine.soc, matrix.socs)
         except SocLookupError as exc:
-            if re.fullmatch(r"\s*\d+\s*", args.soc) or find_socs(args.soc, matrix.socs):
+            if re.fullmatch(r"\s*\d+\s*", machine.soc) or find_socs(machine.soc, matrix.socs):
                 raise WhatIfError(
                     f"--soc: {exc}; or give its Hexagon version with --htp-arch vNN"
                 ) from exc
@@ -94,7 +112,7 @@ def _chip(args: argparse.Namespace, matrix: Matrix) -> tuple[int | None, str | N
                 None,
                 None,
                 [
-                    f"--soc {args.soc!r} is not in qnndoctor's SoC table, so this answer is "
+                    f"--soc {machine.soc!r} is not in qnndoctor's SoC table, so this answer is "
                     "for no particular chip: the release may lack the HTP stub for its "
                     "Hexagon version. Give the chip's Hexagon version with --htp-arch vNN "
                     "(e.g. --htp-arch v73 for a Snapdragon X Elite) for an answer that "
@@ -102,65 +120,65 @@ def _chip(args: argparse.Namespace, matrix: Matrix) -> tuple[int | None, str | N
                 ],
             )
         names = ", ".join(soc.marketing_names) or "no marketing name"
-        return soc.htp_arch, f"--soc {args.soc}: {soc.part} ({names}) in the SoC table", []
-    if args.htp_arch:
-        return _htp_arch(args.htp_arch), f"--htp-arch {args.htp_arch}", []
+        return soc.htp_arch, f"--soc {machine.soc}: {soc.part} ({names}) in the SoC table", []
+    if machine.htp_arch:
+        return _htp_arch(machine.htp_arch), f"--htp-arch {machine.htp_arch}", []
     return None, None, []
 
 
-def profile_from_args(args: argparse.Namespace, matrix: Matrix) -> Profile:
-    """The target the arguments describe. Raises ``WhatIfError``."""
-    os_name, arch = PLATFORMS[args.platform]
-    python, free_threaded = _python(args.python_version)
+def profile_for(machine: WhatIf, matrix: Matrix) -> Profile:
+    """The target the values describe. Raises ``WhatIfError``."""
+    os_name, arch = PLATFORMS[machine.platform]
+    python, free_threaded = _python(machine.python_version)
     notes: list[str] = []
-    if args.native_arch == "arm64" and args.platform == "linux_x86_64":
+    if machine.native_arch == "arm64" and machine.platform == "linux_x86_64":
         raise WhatIfError(
             "--native-arch arm64 with linux_x86_64: x64 Linux programs do not run on ARM64 "
             "Linux by default; use --platform linux_aarch64"
         )
-    native = "arm64" if args.native_arch == "arm64" else arch
-    htp_arch, htp_source, chip_notes = _chip(args, matrix)
+    native = "arm64" if machine.native_arch == "arm64" else arch
+    htp_arch, htp_source, chip_notes = _chip(machine, matrix)
     notes += chip_notes
-    if args.platform == "win_amd64" and native != "arm64" and (args.soc or htp_arch):
+    if machine.platform == "win_amd64" and native != "arm64" and (machine.soc or htp_arch):
         # A Snapdragon (a Hexagon NPU) is an ARM64 machine: x64 Python there is emulated.
         native = "arm64"
         notes.append(
-            f"{'--soc' if args.soc else '--htp-arch'} names a Snapdragon NPU, so the machine "
+            f"{'--soc' if machine.soc else '--htp-arch'} names a Snapdragon NPU, so the machine "
             "is a Windows on ARM64 PC: a win_amd64 (x64) Python runs there under emulation "
             "(answered as with --native-arch arm64)"
         )
     # x64 Python on a Windows ARM64 machine runs under emulation.
-    emulated = args.platform == "win_amd64" and native == "arm64"
-    if args.platform == "win_amd64" and not emulated:
+    emulated = machine.platform == "win_amd64" and native == "arm64"
+    if machine.platform == "win_amd64" and not emulated:
         notes.append(
             "answered for an x64 PC, which has no NPU (onnxruntime-qnn prepares models there); "
             "for x64 Python on a Snapdragon PC give --soc NAME or --native-arch arm64"
         )
-    if args.glibc is not None and os_name != "linux":
+    if machine.glibc is not None and os_name != "linux":
         raise WhatIfError(
-            f"--glibc {args.glibc}: glibc is the C library of Linux; {args.platform} has none "
+            f"--glibc {machine.glibc}: glibc is the C library of Linux; {machine.platform} has none "
             "(leave --glibc out)"
         )
-    glibc = _glibc(args.glibc)
+    glibc = _glibc(machine.glibc)
     if os_name == "linux" and glibc is None:
         notes.append(
             "glibc version not given (--glibc): assumed new enough for every manylinux wheel"
         )
-    if args.npu_driver and not re.fullmatch(r"\d+(\.\d+){1,3}", args.npu_driver.strip()):
-        raise WhatIfError(f"--npu-driver {args.npu_driver!r}: write it as 30.0.140.1000")
-    if args.npu_driver and os_name != "windows":
+    if machine.npu_driver and not re.fullmatch(r"\d+(\.\d+){1,3}", machine.npu_driver.strip()):
+        raise WhatIfError(f"--npu-driver {machine.npu_driver!r}: write it as 30.0.140.1000")
+    if machine.npu_driver and os_name != "windows":
         notes.append(
-            f"NPU driver {args.npu_driver}: only the Windows NPU driver's version is known to "
+            f"NPU driver {machine.npu_driver}: only the Windows NPU driver's version is known to "
             "qnndoctor; it is not used here"
         )
     system_qnn = system_source = None
-    if args.qnn_sdk:
+    if machine.qnn_sdk:
         from packaging.version import InvalidVersion, Version
 
         try:
-            system_qnn = Version(args.qnn_sdk)
+            system_qnn = Version(machine.qnn_sdk)
         except InvalidVersion as exc:
-            raise WhatIfError(f"--qnn-sdk {args.qnn_sdk!r}: not a version") from exc
+            raise WhatIfError(f"--qnn-sdk {machine.qnn_sdk!r}: not a version") from exc
         system_source = "--qnn-sdk"
     return Profile(
         python=python,
@@ -177,8 +195,8 @@ def profile_from_args(args: argparse.Namespace, matrix: Matrix) -> Profile:
         python_exe=" ".join(_launcher(os_name, arch, python, free_threaded)),
         notes=tuple(notes),
         launcher=_launcher(os_name, arch, python, free_threaded),
-        npu_driver=args.npu_driver,
-        npu_driver_source="--npu-driver" if args.npu_driver else None,
+        npu_driver=machine.npu_driver,
+        npu_driver_source="--npu-driver" if machine.npu_driver else None,
     )
 
 
@@ -206,7 +224,7 @@ def what_if(
         raise WhatIfError("give soc or htp_arch, not both")
     if native_arch not in (None, "arm64"):
         raise WhatIfError(f"native_arch {native_arch!r}: only 'arm64' (x64 Python on ARM64)")
-    args = argparse.Namespace(
+    machine = WhatIf(
         platform=platform,
         python_version=python_version,
         soc=soc,
@@ -218,46 +236,5 @@ def what_if(
     )
     used = matrix if matrix is not None else load()
     return recommend(
-        profile_from_args(args, used), used.releases, allow_prerelease=allow_prerelease
+        profile_for(machine, used), used.releases, allow_prerelease=allow_prerelease
     ).to_json()
-
-
-def what_if_arguments(args: argparse.Namespace) -> dict[str, Any]:
-    keys = (
-        "platform",
-        "python_version",
-        "soc",
-        "htp_arch",
-        "native_arch",
-        "npu_driver",
-        "glibc",
-        "qnn_sdk",
-    )
-    return {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
-
-
-def run_what_if(args: argparse.Namespace, matrix: Matrix, out: TextIO, err: TextIO) -> int:
-    from .matrixdata.command import write_recommendation
-
-    if args.python is not None:
-        err.write(
-            "qnndoctor: error: --python probes a real interpreter; what-if mode (--platform) probes nothing\n"
-        )
-        return exitcodes.USAGE
-    if not args.python_version:
-        err.write("qnndoctor: error: --platform needs --python-version X.Y\n")
-        return exitcodes.USAGE
-    try:
-        profile = profile_from_args(args, matrix)
-    except WhatIfError as exc:
-        err.write(f"qnndoctor: error: {exc}\n")
-        return exitcodes.USAGE
-    rec = recommend(profile, matrix.releases, allow_prerelease=args.pre).to_json()
-    rec["matrix"] = matrix.releases_source
-    document = {
-        "schema_version": RECOMMEND_SCHEMA_VERSION,
-        "tool": {"name": "qnndoctor", "version": __version__},
-        "target": {"what_if": what_if_arguments(args)},
-        "recommendation": rec,
-    }
-    return write_recommendation(document, args.json, out)

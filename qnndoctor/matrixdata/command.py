@@ -141,12 +141,10 @@ def run_recommend(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if matrix is None:
         return exitcodes.COULD_NOT_CHECK
     if getattr(args, "platform", None) or getattr(args, "python_version", None):
-        from ..whatif import run_what_if
-
         if not getattr(args, "platform", None):
             err.write("qnndoctor: error: --python-version needs --platform (what-if mode)\n")
             return exitcodes.USAGE
-        return run_what_if(args, matrix, out, err)
+        return _run_what_if(args, matrix, out, err)
     try:
         target, rec = recommend_here(
             args.python, matrix, allow_prerelease=args.pre, timeout=args.timeout
@@ -168,6 +166,48 @@ def run_recommend(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return write_recommendation(
         document if args.no_redact else redact_document(document), args.json, out
     )
+
+
+def _run_what_if(
+    args: argparse.Namespace, matrix: matrixdata.Matrix, out: TextIO, err: TextIO
+) -> int:
+    """What-if mode (``recommend --platform ...``): the answer for the machine
+    the arguments describe, nothing probed (``whatif.py`` decides it)."""
+    from ..resolver import recommend
+    from ..whatif import WhatIf, WhatIfError, profile_for
+
+    if args.python is not None:
+        err.write(
+            "qnndoctor: error: --python probes a real interpreter; what-if mode (--platform) probes nothing\n"
+        )
+        return exitcodes.USAGE
+    if not args.python_version:
+        err.write("qnndoctor: error: --platform needs --python-version X.Y\n")
+        return exitcodes.USAGE
+    machine = WhatIf(
+        platform=args.platform,
+        python_version=args.python_version,
+        soc=args.soc,
+        htp_arch=args.htp_arch,
+        native_arch=args.native_arch,
+        npu_driver=args.npu_driver,
+        glibc=args.glibc,
+        qnn_sdk=args.qnn_sdk,
+    )
+    try:
+        profile = profile_for(machine, matrix)
+    except WhatIfError as exc:
+        err.write(f"qnndoctor: error: {exc}\n")
+        return exitcodes.USAGE
+    rec = recommend(profile, matrix.releases, allow_prerelease=args.pre).to_json()
+    rec["matrix"] = matrix.releases_source
+    document = {
+        "schema_version": RECOMMEND_SCHEMA_VERSION,
+        "tool": {"name": "qnndoctor", "version": __version__},
+        "target": {"what_if": machine.to_json()},
+        "recommendation": rec,
+    }
+    return write_recommendation(document, args.json, out)
 
 
 def write_recommendation(document: dict[str, Any], as_json: bool, out: TextIO) -> int:
