@@ -474,7 +474,7 @@ def explain(
     JSON form, or a saved ``check --json`` file; they rank the candidates.
     Raises ``ValueError`` for facts that are not a usable report."""
     from .diagnosis import from_report_facts
-    from .explain_cli import explain as explain_document
+    from .diagnosis.document import explain as explain_document
     from .matrixdata import load_socs
     from .saved import from_document, read_document
 
