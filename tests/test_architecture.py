@@ -1,0 +1,160 @@
+"""The import rules of docs/architecture.md, checked over the installed
+package: no import cycle among qnndoctor's own modules, counting the imports
+inside functions (lazy, for start-up speed) and under ``TYPE_CHECKING``; and
+the Python API imports no command-line module."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib.util
+from pathlib import Path
+
+# The installed top-level packages (pyproject's package-dir mapping puts the
+# probes and the matrix folder under qnndoctor).
+PACKAGES = ("qnndoctor", "qnndoctor.probes", "qnndoctor.matrix")
+
+
+def installed_roots() -> dict[str, Path]:
+    """Each package's folder, as the import system finds it."""
+    roots = {}
+    for name in PACKAGES:
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.submodule_search_locations, name
+        roots[name] = Path(next(iter(spec.submodule_search_locations)))
+    return roots
+
+
+def modules(roots: dict[str, Path]) -> dict[str, tuple[Path, bool]]:
+    """Dotted name -> (file, is a package), for every module of the packages
+    (the matrix's refresh tool included); folders without ``__init__.py``
+    are not packages and are left out."""
+    found: dict[str, tuple[Path, bool]] = {}
+    others = set(roots.values())
+    for base, root in roots.items():
+        folders = [root]
+        while folders:
+            folder = folders.pop()
+            relative = folder.relative_to(root).parts
+            package = ".".join((base, *relative))
+            for path in sorted(folder.iterdir()):
+                if path.is_dir() and (path / "__init__.py").is_file() and path not in others:
+                    folders.append(path)
+                elif path.suffix == ".py" and path.name == "__init__.py":
+                    found[package] = (path, True)
+                elif path.suffix == ".py":
+                    found[f"{package}.{path.stem}"] = (path, False)
+    return found
+
+
+def _absolute(current: str, is_package: bool, level: int, module: str | None) -> str:
+    """The module a ``from`` import names, relative ones resolved."""
+    if not level:
+        return module or ""
+    parts = current.split(".") if is_package else current.split(".")[:-1]
+    parts = parts[: len(parts) - (level - 1)]
+    return ".".join([*parts, module] if module else parts)
+
+
+def import_graph(found: dict[str, tuple[Path, bool]]) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports anywhere in its text.
+    ``from x import name`` counts as importing ``x.name`` when that is a
+    module, else ``x``; a module's own ancestor packages are not edges
+    (Python imports them first in any case)."""
+    graph: dict[str, set[str]] = {name: set() for name in found}
+    for name, (path, is_package) in found.items():
+        tree = ast.parse(path.read_text("utf-8"), str(path))
+        for node in ast.walk(tree):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = _absolute(name, is_package, node.level, node.module)
+                targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+            for target in targets:
+                while target not in found and "." in target:
+                    target = target.rsplit(".", 1)[0]
+                if target in found and target != name and not name.startswith(target + "."):
+                    graph[name].add(target)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan,
+    iterative): each is a set of modules that import each other round."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, edges = work[-1]
+            step = next(edges, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    on_stack.add(step)
+                    work.append((step, iter(sorted(graph[step]))))
+                elif step in on_stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+@functools.cache
+def installed_graph() -> dict[str, set[str]]:
+    found = modules(installed_roots())
+    assert "qnndoctor.probes.base" in found and "qnndoctor.render.json_out" in found
+    return import_graph(found)
+
+
+def test_the_checker_finds_a_cycle_hidden_in_a_function(tmp_path: Path) -> None:
+    """The check itself: a cycle through a lazy relative import is one."""
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "low.py").write_text("def f():\n    from .sub import high\n")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "sub" / "high.py").write_text("from .. import low\n")
+    (package / "alone.py").write_text("from . import low\nfrom .sub.high import name\n")
+    graph = import_graph(modules({"pkg": package}))
+    assert graph["pkg.alone"] == {"pkg.low", "pkg.sub.high"}
+    assert cycles(graph) == [["pkg.low", "pkg.sub.high"]]
+
+
+def test_no_import_cycle_in_the_installed_package() -> None:
+    assert cycles(installed_graph()) == []
+
+
+def test_the_api_imports_no_command_line_module() -> None:
+    """The API calls the pipeline and the engines, never a command's front
+    door (``cli``, ``*_cli``, ``*.command``): data flows one way."""
+    graph = installed_graph()
+    front_doors = {
+        name
+        for name in graph
+        if name.endswith((".cli", "_cli", ".command")) and name.startswith("qnndoctor.")
+    }
+    assert "qnndoctor.explain_cli" in front_doors
+    assert graph["qnndoctor.api"] & front_doors == set()
