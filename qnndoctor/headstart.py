@@ -20,8 +20,6 @@ from __future__ import annotations
 import os
 import sys
 
-from .descendants import MARKER_VARIABLE, become_subreaper
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -261,6 +259,8 @@ def begin_check(python: str | None, *, smoke: bool, backend: str, timeout: float
 def _start_all(planned: list[tuple[str, list[str], dict[str, str]]], *, owns_process: bool) -> None:
     try:
         if owns_process and any(kind == "smoke" for kind, _, _ in planned):
+            from .descendants import become_subreaper  # only when children start
+
             become_subreaper()
         for kind, child_argv, env in planned:
             # The smoke child gets a neutral working folder (see smoke.start_smoke).
@@ -276,6 +276,8 @@ def start_early(
     """Start one child to be claimed later (``own_folder``: in a new temporary
     working folder, removed when the child is done with)."""
     import time
+
+    from .descendants import MARKER_VARIABLE
 
     if kind in _waiting:  # one child of a kind: an earlier one is not wanted any more
         _end(_waiting.pop(kind))
