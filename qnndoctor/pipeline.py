@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import exitcodes
 from .envelope import envelope
+from .envelope import now as now  # report documents made elsewhere (fleet) take it from here
 
 if TYPE_CHECKING:
     from collections.abc import MutableMapping
