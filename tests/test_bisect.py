@@ -5,6 +5,7 @@ session on the HTP simulator; the target stays byte-identical; Ctrl-C
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -137,6 +138,22 @@ def test_broken_target_finds_a_passing_pair_stays_identical_and_informs_recommen
     [entry] = answer["local_evidence"]
     assert entry["text"].startswith("onnxruntime-qnn 2.7.0 with onnxruntime 1.32.0 passed here on ")
     assert any("passed here on" in note for note in answer["notes"])
+    # fix takes bisect's winner: its plan, built from this target's real report and
+    # environment, installs the pair. (This target was made without pip, which fix
+    # refuses before planning; the plan is a pure function of the two, so it is
+    # asked as if pip were there.)
+    from qnndoctor.fix.environment import inspect
+    from qnndoctor.fix.plan import build_plan
+
+    report = cli("check", "--python", str(broken_target), "--json").json()
+    environment = dataclasses.replace(inspect(str(broken_target)).environment, has_pip=True)
+    plan = build_plan(report, environment)
+    assert plan.refusals == ()
+    [step] = plan.steps
+    assert "onnxruntime-qnn==2.7.0" in step.pip_args, plan
+    # the winner's companion is the one this target already has: kept, not reinstalled
+    assert "onnxruntime==1.32.0" in step.pip_args or "already installed: onnxruntime==1.32.0" in plan.notes
+    assert _tree_hash(broken_target.parent.parent) == before
 
 
 def test_releases_230_with_two_companions_all_gives_passed_and_failed(
