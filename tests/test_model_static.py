@@ -3,9 +3,11 @@ real bad files. No onnxruntime here (``--no-run`` or pure functions)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -176,10 +178,16 @@ def test_without_onnx_the_message_says_which_extra(tmp_path: Path) -> None:
     assert done.returncode == 3, done.stderr
     assert "Traceback" not in done.stderr and "qnndoctor[model]\"" not in done.stderr
     # qnndoctor is not on the index: the extra's requirement into qnndoctor's own
-    # interpreter (always works), and this editable checkout's own folder with the extra.
+    # interpreter (always works), and the way this installation was made, with the
+    # extra: an editable checkout (development) or the wheel file (CI installs one).
     assert f"`{sys.executable} -m pip install 'onnx>=1.16'`" in done.stderr
-    assert "(an editable install of a local folder)" in done.stderr
-    assert "-m pip install -e " in done.stderr and "[model]" in done.stderr
+    direct = json.loads(metadata.distribution("qnndoctor").read_text("direct_url.json") or "{}")
+    if (direct.get("dir_info") or {}).get("editable"):
+        assert "(an editable install of a local folder)" in done.stderr
+        assert "-m pip install -e " in done.stderr and "[model]" in done.stderr
+    elif direct.get("url", "").endswith(".whl"):
+        assert "(a local wheel or archive)" in done.stderr
+        assert ".whl[model]'`" in done.stderr
 
 
 def test_context_binary_parser_on_garbage() -> None:
