@@ -125,8 +125,8 @@ def refusals(
             f"{emulation.get('verdict')}. qnndoctor does not fix inside an emulated x64 Python: "
             f"install native ARM64 CPython {python} and set up onnxruntime-qnn there"
             + (": " + " ; ".join(f"`{c}`" for c in commands) if commands else "")
-            + f". Then check it with `qnndoctor check --python` and the path that "
-            f'`py -V:{python}-arm64 -c "import sys; print(sys.executable)"` prints.'
+            + f". Then check that Python: `py -V:{python}-arm64 -c \"import sys; print(sys.executable)\"` "
+            "prints its path; run qnndoctor check with --python and that path."
         )
     status = rec.get("status")
     if status == "nothing-fits":
