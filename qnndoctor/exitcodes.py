@@ -34,7 +34,8 @@ MEANINGS: dict[str, tuple[tuple[int, str], ...]] = {
     "explain": (
         (OK, "at least one candidate cause"),
         (FINDINGS, "none"),
-        (USAGE, "usage error, or a --from-report ticket that cannot be read"),
+        (USAGE, "usage error, a --from-report ticket that cannot be read, or a log that is "
+         "not text (binary) or is a qnndoctor report"),
         (COULD_NOT_CHECK, "the log cannot be read, or the catalogue is unusable"),
     ),
     "model": (
