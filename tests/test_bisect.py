@@ -261,8 +261,9 @@ def test_an_install_timeout_is_a_timeout_and_cleans_up(
 
 @pytest.mark.xfail(
     strict=False,
-    reason="once, in a full CI run (-n 4, 2026-11-28), the interrupted bisect exited 0 with "
-    "empty stderr; it passes alone and under CPU load: under investigation",
+    reason="failed in two full CI runs started in the background (SIGINT ignored by "
+    "inheritance, -n 4): the interrupted bisect exited 0; passes in the foreground. "
+    "The child now gets the default SIGINT disposition; the cause is not yet confirmed",
 )
 def test_ctrl_c_leaves_nothing_behind(healthy_venv: Path, wheelhouse: Path, tmp_path: Path) -> None:
     work = tmp_path / "work"
@@ -287,6 +288,10 @@ def test_ctrl_c_leaves_nothing_behind(healthy_venv: Path, wheelhouse: Path, tmp_
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
+        # As from a terminal: a pytest-xdist worker ignores SIGINT, and an ignored
+        # SIGINT is inherited through exec (Python then installs no handler), so
+        # under `pytest -n 4` the child never saw the Ctrl-C and ran to the end.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     # Interrupt once pip is writing into the throwaway venv.
     deadline = time.monotonic() + 120
