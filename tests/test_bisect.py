@@ -259,12 +259,6 @@ def test_an_install_timeout_is_a_timeout_and_cleans_up(
     ]
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="failed in two full CI runs started in the background (SIGINT ignored by "
-    "inheritance, -n 4): the interrupted bisect exited 0; passes in the foreground. "
-    "The child now gets the default SIGINT disposition; the cause is not yet confirmed",
-)
 def test_ctrl_c_leaves_nothing_behind(healthy_venv: Path, wheelhouse: Path, tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
