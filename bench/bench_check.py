@@ -85,7 +85,7 @@ LIBRARIES_OF_BC = (
     "import contextlib, io, os, sys\n"
     "os.environ['QNNDOCTOR_NO_MEMO'] = '1'\n"
     "before = set(sys.modules)\n"
-    "from qnndoctor import cli\n"
+    "from qnndoctor.cli import main as cli\n"
     "sys.argv = ['qnndoctor', 'check', '--json', '--no-smoke', '--python', sys.argv[1]]\n"
     "try:\n"
     "    with contextlib.redirect_stdout(io.StringIO()):\n"

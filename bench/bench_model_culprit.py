@@ -62,11 +62,11 @@ def main() -> int:
     if wheels is None:
         print(f"need onnxruntime, onnxruntime-qnn and numpy wheels in {args.wheels}")
         return 2
+    from qnndoctor.children.runner import SubprocessRunner
     from qnndoctor.model.experiment.culprit import search
     from qnndoctor.model.experiment.runs import run_child
     from qnndoctor.model.loading import read_model
-    from qnndoctor.runner import SubprocessRunner
-    from qnndoctor.target import resolve
+    from qnndoctor.target.interpreter import resolve
 
     runner = SubprocessRunner()
     print(

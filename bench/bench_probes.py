@@ -11,7 +11,7 @@ runs each of:
   N  the probe program of this checkout
   M  the probe program of CHECKOUT     (only with --compare)
   P  python -m pip list                (the issue's baseline for check --no-smoke)
-each as ``collect.probe_argv`` starts it (``headstart.probe_argv``: ``-B -c <bootstrap> <probes> --probe-timeout=20``,
+each as ``collect.probe_argv`` starts it (``launch.probe_argv``: ``-B -c <bootstrap> <probes> --probe-timeout=20``,
 the bootstrap of this checkout for both), and reports medians of wall time
 and of CPU time (user + sys, from ``RUSAGE_CHILDREN``), how many modules each
 imports, and each probe's own median ``duration_ms`` (from 5 captured runs).
@@ -32,8 +32,8 @@ from typing import Any
 
 from _common import add_wheels_argument, healthy_wheels, make_venv, timed_with_cpu
 
-from qnndoctor.collect import MARKER, PART_MARKER
-from qnndoctor.headstart import probe_argv
+from qnndoctor.children.launch import probe_argv
+from qnndoctor.target.collect import MARKER, PART_MARKER
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 

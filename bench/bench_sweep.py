@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 
-from qnndoctor.containment import MarkerSweep
+from qnndoctor.children.containment import MarkerSweep
 
 IDLE = "import time; time.sleep(600)"
 # The child leaves a grandchild behind (it inherits the marker) and exits.

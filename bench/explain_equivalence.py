@@ -34,9 +34,9 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 import qnndoctor
 assert qnndoctor.__file__.startswith(sys.argv[1]), qnndoctor.__file__
-from qnndoctor.explain_cli import explain
+from qnndoctor.diagnosis.document import explain
 from qnndoctor.matrixdata import load_socs
-from qnndoctor.redact import redact_document
+from qnndoctor.report.redact import redact_document
 socs = load_socs()
 cases = json.load(open(sys.argv[2], encoding="utf-8"))
 out = {}

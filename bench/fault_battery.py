@@ -9,7 +9,7 @@ expected status, and no process it started is alive afterwards: checked by
 scanning for the fault's folder on every command line, independently of the
 marker sweep that does the killing.
 
-Bad inputs go through ``qnndoctor.cli.main`` in-process; a *traceback* is an
+Bad inputs go through ``qnndoctor.cli.main.main`` in-process; a *traceback* is an
 exception out of ``main`` or "Traceback" on stderr; an *unclear* answer is an
 exit code other than 2/3 or an empty stderr. Leaks: planted credentials and a
 planted user name searched in every redacted output.
@@ -34,11 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from helpers.fake_python import write_fake_python
 from helpers.wheels import make_venv
 
-from qnndoctor.cli import main as cli_main
-from qnndoctor.containment import become_subreaper
-from qnndoctor.facts import Facts
+from qnndoctor.children.containment import become_subreaper
+from qnndoctor.cli.main import main as cli_main
+from qnndoctor.facts.probed import Facts
 from qnndoctor.smoke import run_smoke
-from qnndoctor.target import Target
+from qnndoctor.target.interpreter import Target
 
 QNN_FACTS = Facts.from_json(
     {

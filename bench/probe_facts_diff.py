@@ -30,8 +30,8 @@ from _common import add_wheels_argument, healthy_wheels
 from helpers.wheels import make_venv, pip_install, site_packages
 from test_check_envs import monolithic_qnn_wheel
 
-from qnndoctor.collect import PART_MARKER
-from qnndoctor.headstart import probe_argv
+from qnndoctor.children.launch import probe_argv
+from qnndoctor.target.collect import PART_MARKER
 
 THIS_PROBES = Path(__file__).resolve().parent.parent / "probes"
 

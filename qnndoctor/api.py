@@ -270,12 +270,12 @@ def check_options(
 
 
 def _probed_machine(facts_json: Mapping[str, Any] | None) -> Any:
-    from .facts import Facts
+    from .facts.probed import Facts
     from .lint.runtime import machine_from_facts
 
     if facts_json is None:
-        from .collect import run_probes
-        from .target import resolve
+        from .target.collect import run_probes
+        from .target.interpreter import resolve
 
         return machine_from_facts(run_probes(resolve(None)).facts)
     return machine_from_facts(Facts.from_json(facts_json))
@@ -378,7 +378,7 @@ def _options_on_report(
     version = None
     machine = None
     if isinstance(facts_json, Mapping):
-        from .facts import Facts
+        from .facts.probed import Facts
 
         facts = Facts.from_json(facts_json)
         machine = _probed_machine(facts_json)
@@ -416,15 +416,15 @@ def recommend(
     except matrixdata.MatrixError as exc:
         raise ValueError(f"matrix: {exc}") from exc
     if platform is not None or python_version is not None:
-        from .whatif import what_if
+        from .resolver.whatif import what_if
 
         if platform is None or python_version is None:
             raise ValueError("platform and python_version go together (what-if mode)")
         answer = what_if(platform, python_version, soc=soc, allow_prerelease=pre, matrix=used)
         return Recommendation.from_json(answer)
-    from .collect import CouldNotCheck
     from .pipeline import recommend_here
-    from .target import TargetError
+    from .target.collect import CouldNotCheck
+    from .target.interpreter import TargetError
 
     try:
         _target, answer = recommend_here(
@@ -476,7 +476,7 @@ def explain(
     from .diagnosis import from_report_facts
     from .diagnosis.document import explain as explain_document
     from .matrixdata import load_socs
-    from .saved import from_document, read_document
+    from .target.ticket import from_document, read_document
 
     socs = load_socs()
     diagnosis_facts = None

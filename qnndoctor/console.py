@@ -14,6 +14,6 @@ def entry() -> None:
     from . import headstart
 
     headstart.begin(sys.argv[1:])
-    from .cli import entry as run_command_line
+    from .cli.main import entry as run_command_line
 
     run_command_line()

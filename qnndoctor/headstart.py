@@ -10,9 +10,9 @@ would start itself (the same argv and environment); anything else is ended
 unused (:func:`discard`). A guess that turns out wrong costs a wasted start,
 never a different result.
 
-This module imports only ``os`` and ``sys`` at load time, and it is the one
-place that builds the two children's command lines and environments, so the
-guess and the pipeline cannot drift apart.
+This module imports only ``os`` and ``sys`` at load time (and
+``children/launch.py``, which builds the two children's command lines and
+environments for the guess and the pipeline alike).
 """
 
 from __future__ import annotations
@@ -20,99 +20,22 @@ from __future__ import annotations
 import os
 import sys
 
+from .children.launch import (
+    DEFAULT_BACKEND,
+    DEFAULT_TIMEOUT,
+    PACKAGE_DIR,
+    PROBE_SHARE,
+    probe_argv,
+    probe_env,
+    smoke_argv,
+    smoke_env,
+)
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from .runner import ChildProcess
-
-PACKAGE_DIR = os.path.dirname(os.path.realpath(__file__))
-SMOKE_DIR = os.path.join(PACKAGE_DIR, "smoke")
-
-# Runs child.py as ``python child.py`` would (its folder first on sys.path,
-# nothing else added), but imported, so the bytecode compiled at install
-# time is used instead of compiling the script on every start.
-SMOKE_BOOTSTRAP = (
-    "import os, sys\n"
-    "sys.path[0] = os.path.dirname(sys.argv[1])\n"
-    "import child\n"
-    "sys.exit(child.main(sys.argv[2:]))\n"
-)
-
-# Loads the probes under a private package name straight from their folder:
-# nothing is added to the target's sys.path, so what the probes see of
-# sys.path is exactly what the target's own code sees. (importlib.machinery
-# is built in; importlib.util would cost the target a few ms of imports.)
-PROBE_BOOTSTRAP = (
-    "import os, sys, types, importlib.machinery as m\n"
-    "d = sys.argv[1]\n"
-    "n = '_qnndoctor_probes'\n"
-    "f = os.path.join(d, '__init__.py')\n"
-    "l = m.SourceFileLoader(n, f)\n"
-    "s = m.ModuleSpec(n, l, origin=f, is_package=True)\n"
-    "s.submodule_search_locations = [d]\n"
-    "p = types.ModuleType(n)\n"
-    "p.__spec__, p.__loader__, p.__file__, p.__path__, p.__package__ = s, l, f, [d], n\n"
-    "sys.modules[n] = p\n"
-    "l.exec_module(p)\n"
-    "sys.exit(p.main(sys.argv[2:]))\n"
-)
-
-# Each probe gets this share of the probe program's time limit (see probes.run_all).
-PROBE_SHARE = 1 / 3
-DEFAULT_TIMEOUT = 60.0  # the probe program's time limit (check --timeout)
-DEFAULT_BACKEND = "htp"
-
-
-def smoke_argv(python: str, backend: str) -> list[str]:
-    return [
-        python,
-        "-B",
-        "-c",
-        SMOKE_BOOTSTRAP,
-        os.path.join(SMOKE_DIR, "child.py"),
-        os.path.join(SMOKE_DIR, "qdq_add.onnx"),
-        os.path.join(SMOKE_DIR, "qdq_add.expected.json"),
-        backend,
-    ]
-
-
-def smoke_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    env = dict(os.environ if base is None else base)
-    for variable in ("PYTHONINSPECT", "PYTHONSTARTUP"):
-        env.pop(variable, None)
-    # numpy (which onnxruntime imports) starts one OpenBLAS thread per core at
-    # import; the session never calls BLAS, so those threads only take CPU
-    # from the probes running beside it. A user's own setting is kept.
-    env.setdefault("OPENBLAS_NUM_THREADS", "1")
-    return env
-
-
-def probe_argv(
-    python: str,
-    probes_dir: str,
-    *,
-    deep: bool = False,
-    model: str | None = None,
-    probe_timeout: float | None = None,
-) -> list[str]:
-    argv = [python, "-B", "-c", PROBE_BOOTSTRAP, probes_dir]
-    if probe_timeout is not None:
-        argv.append(f"--probe-timeout={probe_timeout:g}")
-    if deep:
-        argv.append("--deep")
-    if model:
-        argv.append(f"--model={model}")
-    return argv
-
-
-def probe_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    env = dict(os.environ if base is None else base)
-    # Would turn the child interactive or change what it reports about itself.
-    for variable in ("PYTHONINSPECT", "PYTHONSTARTUP", "PYTHONDONTWRITEBYTECODE"):
-        env.pop(variable, None)
-    return env
-
+    from .children.runner import ChildProcess
 
 class EarlyChild:
     """A child started by :func:`begin`, waiting to be claimed."""
@@ -259,7 +182,7 @@ def begin_check(python: str | None, *, smoke: bool, backend: str, timeout: float
 def _start_all(planned: list[tuple[str, list[str], dict[str, str]]], *, owns_process: bool) -> None:
     try:
         if owns_process and any(kind == "smoke" for kind, _, _ in planned):
-            from .descendants import become_subreaper  # only when children start
+            from .children.descendants import become_subreaper  # only when children start
 
             become_subreaper()
         for kind, child_argv, env in planned:
@@ -277,7 +200,7 @@ def start_early(
     working folder, removed when the child is done with)."""
     import time
 
-    from .descendants import MARKER_VARIABLE
+    from .children.descendants import MARKER_VARIABLE
 
     if kind in _waiting:  # one child of a kind: an earlier one is not wanted any more
         _end(_waiting.pop(kind))
@@ -299,7 +222,7 @@ def start_early(
 def _start(argv: list[str], env: dict[str, str], cwd: str | None) -> ChildProcess:
     """``spawn.spawn`` where it can start the child exactly as the runner's
     Popen would, else that Popen (see spawn.py for why)."""
-    from . import spawn
+    from .children import spawn
 
     try:
         return spawn.spawn(argv, env, cwd)

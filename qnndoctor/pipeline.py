@@ -19,21 +19,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import exitcodes
-from .envelope import envelope
-from .envelope import now as now  # report documents made elsewhere (fleet) take it from here
+from .report.envelope import envelope
+from .report.envelope import now as now  # report documents made elsewhere (fleet) take it from here
 
 if TYPE_CHECKING:
     from collections.abc import MutableMapping
 
-    from .containment import Containment
-    from .facts import Facts, ProbeFacts
+    from .children.containment import Containment
+    from .children.runner import Runner
+    from .facts.probed import Facts, ProbeFacts
     from .matrixdata import Matrix
-    from .memo import ToRemember
-    from .report import Report
-    from .runner import Runner
+    from .report.build import Report
+    from .report.memo import ToRemember
     from .smoke import PendingSmoke
     from .smoke.outcome import SmokeResult
-    from .target import Target
+    from .target.interpreter import Target
 
 Log = Callable[[str], None]
 
@@ -98,7 +98,7 @@ class CheckOutcome:
         """0 healthy, 1 findings at or above ``fail_on``, 2 bad input, 3 could not check."""
         if self.error is not None or self.report is None:
             return self.error.exit_code if self.error is not None else exitcodes.COULD_NOT_CHECK
-        from .findings import Severity
+        from .rules.findings import Severity
 
         return self.report.exit_code(Severity.parse(fail_on))
 
@@ -119,14 +119,14 @@ def error_document(
     }
     if not redact:  # an error message names paths too: redacted like any report
         return document
-    from .redact import redact_document
+    from .report.redact import redact_document
 
     return redact_document(document)
 
 
 def smoke_facts(result: SmokeResult) -> ProbeFacts:
     """The smoke session's result as a fact (rules read it like a probe's)."""
-    from .facts import ProbeFacts
+    from .facts.probed import ProbeFacts
 
     return ProbeFacts(
         "smoke",
@@ -171,8 +171,8 @@ class _Smoke:
         self.failure: BaseException | None = None
         self.pids: list[int] = []
         if runner is None:  # the real runner: remember the child to be able to end it
-            from .containment import for_this_platform
-            from .runner import SubprocessRunner
+            from .children.containment import for_this_platform
+            from .children.runner import SubprocessRunner
 
             self.runner = SubprocessRunner(
                 containment=lambda: _Recording(for_this_platform(), self.pids)
@@ -185,7 +185,7 @@ class _Smoke:
         whole session in that thread."""
         if not self.options.smoke:
             return
-        from .runner import SubprocessRunner
+        from .children.runner import SubprocessRunner
         from .smoke import start_smoke
 
         options = self.options
@@ -218,7 +218,7 @@ class _Smoke:
             self.failure = exc
 
     def _run(self) -> None:
-        from .facts import Facts
+        from .facts.probed import Facts
         from .smoke import run_smoke
 
         try:  # no facts yet: run_smoke runs it; finish() decides whether it counts
@@ -238,7 +238,7 @@ class _Smoke:
     def cancel(self) -> None:
         """The probes failed: the session's result cannot count, end it now
         (nothing to do once ``finish`` returned)."""
-        from .runner import kill_tree
+        from .children.runner import kill_tree
 
         killed: set[int] = set()
         while self.thread is not None and self.thread.is_alive():
@@ -277,7 +277,7 @@ class _Warmup:
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def memo_applies(self) -> bool:
-        from . import memo
+        from .report import memo
 
         return not (self.options.smoke or self.options.from_report) and memo.enabled()
 
@@ -285,8 +285,8 @@ class _Warmup:
         decided_before = False
         try:
             if self.memo_applies():
-                from . import memo
-                from .target import resolve
+                from .report import memo
+                from .target.interpreter import resolve
 
                 self.fingerprint = memo.read_fingerprint(self.options.matrix)
                 python = resolve(self.options.python).python
@@ -307,7 +307,7 @@ def _warm_imports(output_format: str, decided_before: bool) -> None:
     in the target: the child's run and our imports overlap. When the
     decisions are probably remembered, only what renders them."""
     try:
-        from . import binaries, findings, inventory, redact, render, report  # noqa: F401
+        from . import render
         from .smoke import outcome  # noqa: F401 - imported ahead, while the child runs
 
         render.renderer(output_format)
@@ -315,7 +315,8 @@ def _warm_imports(output_format: str, decided_before: bool) -> None:
             import rich.console  # noqa: F401
         if decided_before:
             return
-        from . import consistency, matrixdata, rules, tickets  # noqa: F401
+        from . import matrixdata
+        from .rules import registry as rules
 
         rules.all_rules()
         matrixdata.load_or_empty()
@@ -343,23 +344,23 @@ def collect(
     (None for a saved report): ``_Smoke.finish`` adds its result. Raises
     what :func:`run_check` turns into errors."""
     if options.from_report:
-        from .saved import from_document, read_document
+        from .target.ticket import from_document, read_document
 
         saved = read_document(options.from_report)
         target, facts = from_document(saved, options.from_report)
         return target, facts, saved, None
-    from .target import resolve
+    from .target.interpreter import resolve
 
     target = resolve(options.python, runner=runner)
     log(f"target: {target.python} ({target.how_chosen})")
     if options.smoke and options.owns_process:
-        from .containment import become_subreaper
+        from .children.containment import become_subreaper
 
         become_subreaper()
     smoke = _Smoke(options, target, runner, log)
     smoke.start()  # the longest part: first (each run's sweep spares the other's child)
     try:
-        from .collect import run_probes
+        from .target.collect import run_probes
 
         probe_run = run_probes(
             target, runner=runner, timeout=options.timeout, deep=options.deep, on_start=on_start
@@ -390,9 +391,9 @@ def recommend_here(
     orchestration behind ``qnndoctor recommend`` and ``qnndoctor.recommend``.
     Raises ``TargetError`` / ``CouldNotCheck`` when the interpreter cannot be
     probed."""
-    from .collect import run_probes
-    from .report import recommendation_for
-    from .target import resolve
+    from .report.build import recommendation_for
+    from .target.collect import run_probes
+    from .target.interpreter import resolve
 
     target = resolve(python, runner=runner)
     facts = run_probes(target, runner=runner, timeout=timeout).facts
@@ -440,7 +441,7 @@ def run_check(
         fingerprint = warm.wait()
         to_remember = None
         if warm.memo_applies() and saved is None and smoke is not None:
-            from . import memo
+            from .report import memo
 
             facts = facts.with_probe(smoke_facts(smoke.finish(facts)))  # "not run"
             smoke = None
@@ -458,9 +459,9 @@ def run_check(
 def _failed(options: CheckOptions, exc: Exception) -> CheckOutcome:
     """The outcome of a check that could not collect its facts; re-raises
     what is not a bad ticket or a machine that could not be checked."""
-    from .collect import CouldNotCheck  # imported only now: the smoke child starts first
-    from .saved import SavedReportError
-    from .target import TargetError
+    from .target.collect import CouldNotCheck  # imported only now: the smoke child starts first
+    from .target.interpreter import TargetError
+    from .target.ticket import SavedReportError
 
     if isinstance(exc, SavedReportError):  # bad input, not a machine that could not be checked
         error = CheckError("bad-input", f"--from-report: {exc}")
@@ -490,8 +491,8 @@ def _diagnose(
     session cannot change is diagnosed while it still runs; then its result
     is added and only what reads it is evaluated."""
     from . import matrixdata
-    from .report import build, prepare
-    from .tickets import changes, matrix_identity
+    from .report.build import build, prepare
+    from .report.ticket_changes import changes, matrix_identity
 
     try:
         matrix = load_matrix(options.matrix)
@@ -529,6 +530,6 @@ def finished(document: dict[str, Any], redact: bool) -> dict[str, Any]:
     if not redact:
         document["redacted"] = False
         return document
-    from .redact import redact_document
+    from .report.redact import redact_document
 
     return redact_document(document)

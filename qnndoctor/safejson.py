@@ -1,17 +1,22 @@
-"""Reading JSON from outside (tickets, matrices, downloads) without surprises.
+"""JSON files without surprises: read from outside (tickets, matrices,
+downloads) safely, written atomically.
 
 ``json.loads`` raises ``RecursionError`` on deeply nested input, and a
 document nested just below that limit can still exhaust the stack of code
 that walks it recursively (the redactor, renderers). Every JSON document
 qnndoctor reads from a file or the network goes through ``loads`` here:
 a clear ``BadJSON`` (a ``ValueError``) instead, and nothing deeper than
-``MAX_DEPTH`` gets in.
+``MAX_DEPTH`` gets in. ``write_atomically`` writes a document so that a
+reader sees the old file or the whole new one (reports, the memo).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from .decoding import decode
@@ -92,3 +97,23 @@ def loads(text: str | bytes, what: str, *, check_depth: bool = True) -> Any:
     if check_depth and depth_exceeds(value):
         raise BadJSON(f"{what} is nested deeper than {MAX_DEPTH} levels; no qnndoctor document is")
     return value
+
+
+def write_atomically(path: str | os.PathLike[str], document: Mapping[str, Any]) -> None:
+    """Write the JSON document so that a reader sees the old file or the whole
+    new one, never half of it (a temporary file beside it, then a rename)."""
+    import tempfile  # only when writing: keeps the import of this module light
+
+    target = Path(path)
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    temporary = Path(name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(document, handle, indent=2, ensure_ascii=False)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        temporary.replace(target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

@@ -17,7 +17,7 @@ import pytest
 from helpers.wheels import make_venv, pip_install
 
 HERE = Path(__file__).resolve().parent
-# The decisions memo (qnndoctor/memo.py) would let one test's check answer
+# The decisions memo (qnndoctor/report/memo.py) would let one test's check answer
 # another's with the same facts, and writes to the user's cache: off for the
 # suite (inherited by every subprocess); tests/test_memo.py turns it on.
 os.environ["QNNDOCTOR_NO_MEMO"] = "1"
@@ -189,7 +189,7 @@ class CliResult:
 @pytest.fixture
 def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
     """Run ``qnndoctor`` in-process (the probes still run in a real subprocess)."""
-    from qnndoctor.cli import main
+    from qnndoctor.cli.main import main
 
     def run(*args: str) -> CliResult:
         capsys.readouterr()

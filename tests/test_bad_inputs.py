@@ -27,7 +27,7 @@ NESTED = '{"a":' * 500 + "1" + "}" * 500  # parses, but deeper than any real doc
 @pytest.fixture(scope="module")
 def ticket(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A real report of this test interpreter, saved as a ticket would be."""
-    from qnndoctor.cli import main
+    from qnndoctor.cli.main import main
 
     path = tmp_path_factory.mktemp("ticket") / "report.json"
     with path.open("w", encoding="utf-8") as out:

@@ -19,7 +19,7 @@ from qnndoctor.evidence import apply, store
 from qnndoctor.matrixdata import load
 from qnndoctor.matrixdata.companions import proven
 from qnndoctor.matrixdata.releases import Release
-from qnndoctor.resolver import KNOWN_ISSUE, evaluate_release, recommend
+from qnndoctor.resolver.recommend import KNOWN_ISSUE, evaluate_release, recommend
 
 MATRIX = load()
 LINUX = win_arm64(os="linux", arch="x86_64", native_arch="x86_64", htp_arch=None,

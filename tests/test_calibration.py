@@ -13,7 +13,7 @@ from test_resemblance import FILLER
 
 from qnndoctor.diagnosis import Fact, diagnose
 from qnndoctor.diagnosis.facts import from_items
-from qnndoctor.explain_cli import WEAK_NOTE, render_text
+from qnndoctor.render.explain import WEAK_NOTE, render_text
 
 SHARED = "QNN_DEVICE_ERROR_INVALID_CONFIG"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from qnndoctor import exitcodes
-from qnndoctor.cli import _parser
+from qnndoctor.cli.parser import build as _parser
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "docs" / "cli.md").read_text("utf-8")  # the reference the README links to
@@ -114,7 +114,7 @@ def test_the_readme_exit_codes_are_the_ones_help_states(command: str) -> None:
     documented = _readme_codes(command)
     # a usage error exits 2 everywhere (the table says so for every command)
     assert documented | {exitcodes.USAGE} == stated | {exitcodes.USAGE}, command
-    if command != "fix":  # fix's parser is its own module's (qnndoctor/fix/command.py)
+    if command != "fix":  # fix's parser is its own module's (qnndoctor/cli/fix.py)
         description = _commands()[command].description or ""
         assert exitcodes.described(command) in " ".join(description.split())
 

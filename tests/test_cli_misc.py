@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import CliResult, validate_report
 
-from qnndoctor.redact import Redactor
-from qnndoctor.rules import all_finding_kinds
+from qnndoctor.report.redact import Redactor
+from qnndoctor.rules.registry import all_finding_kinds
 
 Cli = Callable[..., CliResult]
 

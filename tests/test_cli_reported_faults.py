@@ -25,7 +25,7 @@ Cli = Callable[..., CliResult]
 def gpu_ticket(healthy_venv: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`report -o` of the healthy 2.7.0 venv with the GPU backend, which the
     simulator host does not have: a real failed smoke session, in a ticket."""
-    from qnndoctor.cli import main
+    from qnndoctor.cli.main import main
 
     path = tmp_path_factory.mktemp("gpu") / "ticket.json"
     assert main(["report", "-o", str(path), "--python", str(healthy_venv), "--backend", "gpu"]) == 1
@@ -204,7 +204,7 @@ def test_model_says_whose_nodes_it_counts_and_what_is_not_installed(
 
 
 def test_a_timed_out_child_is_classified_with_its_last_stage() -> None:
-    from qnndoctor.runner import Completed
+    from qnndoctor.children.runner import Completed
     from qnndoctor.smoke.outcome import classify
 
     def killed(stdout: bytes, truncated: bool = False) -> tuple[str | None, str | None]:

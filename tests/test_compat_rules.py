@@ -16,12 +16,12 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from qnndoctor._layout import package_dir
-from qnndoctor.compat_rules import CONFIDENCE_WORDS, RULES
-from qnndoctor.consistency import align_fixes
-from qnndoctor.findings import Finding, Fix, Severity
-from qnndoctor.matrixdata.command import render_recommendation
 from qnndoctor.matrixdata.releases import ReleaseMatrix, parse
-from qnndoctor.resolver import Profile, recommend
+from qnndoctor.render.recommend import render_recommendation
+from qnndoctor.resolver.compat_rules import CONFIDENCE_WORDS, RULES
+from qnndoctor.resolver.consistency import align_fixes
+from qnndoctor.resolver.recommend import Profile, recommend
+from qnndoctor.rules.findings import Finding, Fix, Severity
 
 MATRIX_DIR = package_dir("matrix")
 assert MATRIX_DIR is not None
@@ -222,7 +222,7 @@ def test_check_summary_shows_the_emulation_verdict_first() -> None:
 
 
 def test_finding_commands_are_typed_the_same_in_powershell_and_cmd() -> None:
-    from qnndoctor.consistency import shell_neutral
+    from qnndoctor.resolver.consistency import shell_neutral
 
     exe = r'"C:\Program Files\Python312-arm64\python.exe"'
     commands = (
@@ -246,9 +246,9 @@ def test_finding_commands_are_typed_the_same_in_powershell_and_cmd() -> None:
 
 
 def test_adsp_fixes_on_windows_name_no_placeholder_and_no_cmd_only_syntax() -> None:
-    from qnndoctor.facts import Facts
+    from qnndoctor.facts.probed import Facts
     from qnndoctor.matrixdata import load
-    from qnndoctor.rules import evaluate
+    from qnndoctor.rules.registry import evaluate
 
     def facts(adsp: dict[str, Any], soc: dict[str, Any]) -> Facts:
         return Facts.from_json(

@@ -17,18 +17,19 @@ import pytest
 from helpers.fake_python import BODY, write_fake_python
 from test_smoke import GOOD_RESULT, QNN_FACTS
 
-from qnndoctor import containment, matrixdata
-from qnndoctor.containment import (
+from qnndoctor import matrixdata
+from qnndoctor.children import containment
+from qnndoctor.children.containment import (
     JOB_OBJECT_EXTENDED_LIMIT_INFORMATION,
     JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
     MARKER_VARIABLE,
     JobObject,
     MarkerSweep,
 )
-from qnndoctor.facts import ProbeFacts
-from qnndoctor.report import build
+from qnndoctor.facts.probed import ProbeFacts
+from qnndoctor.report.build import build
 from qnndoctor.smoke import run_smoke
-from qnndoctor.target import Target
+from qnndoctor.target.interpreter import Target
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="fork/setsid")
 
@@ -257,9 +258,9 @@ else:
 
 OWNER = """
 import json, sys
-from qnndoctor.containment import become_subreaper
+from qnndoctor.children.containment import become_subreaper
 from qnndoctor.smoke import run_smoke
-from qnndoctor.target import Target
+from qnndoctor.target.interpreter import Target
 from test_smoke import QNN_FACTS
 assert become_subreaper()
 result = run_smoke(Target(sys.argv[1], "test double"), QNN_FACTS, timeout=60)
@@ -297,8 +298,8 @@ def test_the_command_line_adopts_a_daemon_that_scrubbed_its_environment(
 
 OVERLAP = """
 import sys, threading
-from qnndoctor.containment import become_subreaper
-from qnndoctor.runner import SubprocessRunner
+from qnndoctor.children.containment import become_subreaper
+from qnndoctor.children.runner import SubprocessRunner
 
 assert become_subreaper()
 results = {}

@@ -14,8 +14,8 @@ from helpers.target_runs import stderr_of_failing
 
 from qnndoctor.diagnosis import diagnose
 from qnndoctor.diagnosis.codelines import code_spans
+from qnndoctor.diagnosis.document import explain
 from qnndoctor.diagnosis.textfacts import from_text
-from qnndoctor.explain_cli import explain
 from qnndoctor.matrixdata import load_socs
 from qnndoctor.smoke import MODEL
 

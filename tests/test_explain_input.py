@@ -173,7 +173,7 @@ class _Terminal(io.StringIO):
 
 
 def test_a_long_log_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
-    from qnndoctor.explain_cli import PROGRESS_FROM, _read_input
+    from qnndoctor.cli.explain import PROGRESS_FROM, _read_input
 
     log = tmp_path / "long.log"
     body = "\n".join(_verbose(120_000)) + "\n"

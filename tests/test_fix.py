@@ -232,7 +232,7 @@ def test_emulated_x64_python_is_refused_with_the_native_route(
     """The machine's facts through the seam: a report whose recommendation is
     the resolver's answer for x64 Python 3.12 on an ARM64 Windows machine."""
     from qnndoctor.fix import checking
-    from qnndoctor.whatif import what_if
+    from qnndoctor.resolver.whatif import what_if
 
     python = venv_copy()
     report = _report_of(cli, python)
@@ -366,7 +366,7 @@ def test_no_wheel_for_this_python_is_refused(
     """The resolver's answer for CPython 3.8 on Linux x86-64 (no onnxruntime-qnn
     wheel), fed through the seam."""
     from qnndoctor.fix import checking
-    from qnndoctor.whatif import what_if
+    from qnndoctor.resolver.whatif import what_if
 
     report = _report_of(cli, pip_venv)
     report["recommendation"] = what_if("linux_x86_64", "3.8")

@@ -39,7 +39,7 @@ def _validate(document: dict[str, Any]) -> None:
 
 
 def _report(python: Path, out: Path, *flags: str) -> dict[str, Any]:
-    from qnndoctor.cli import main
+    from qnndoctor.cli.main import main
 
     with contextlib.redirect_stderr(io.StringIO()):
         main(["report", "--python", str(python), "-o", str(out), *flags])
@@ -322,7 +322,7 @@ def test_parquet_without_duckdb(real: dict[str, Path], tmp_path: Path) -> None:
     installation; the other outputs still work."""
     program = (
         "import sys; sys.modules['duckdb'] = None\n"
-        "from qnndoctor.cli import main\n"
+        "from qnndoctor.cli.main import main\n"
         "sys.exit(main(sys.argv[1:]))\n"
     )
 

@@ -16,9 +16,10 @@ import pytest
 from conftest import CliResult
 from helpers.wheels import make_venv, site_packages
 
-from qnndoctor import collect, headstart, smoke
-from qnndoctor.runner import SubprocessRunner
-from qnndoctor.target import resolve
+from qnndoctor import headstart, smoke
+from qnndoctor.children.runner import SubprocessRunner
+from qnndoctor.target import collect
+from qnndoctor.target.interpreter import resolve
 
 ROOT = Path(__file__).resolve().parent.parent
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="fork/setsid")

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from conftest import CliResult, validate_report
 
-from qnndoctor.facts import Facts
-from qnndoctor.inventory import inventory
+from qnndoctor.facts.probed import Facts
+from qnndoctor.report.inventory import inventory
 
 Cli = Callable[..., CliResult]
 

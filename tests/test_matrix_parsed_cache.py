@@ -27,7 +27,7 @@ from qnndoctor.matrixdata.releases import (
     parse,
     read_documents,
 )
-from qnndoctor.tickets import matrix_identity
+from qnndoctor.report.ticket_changes import matrix_identity
 
 _FOUND = package_dir("matrix")
 assert _FOUND is not None
@@ -238,7 +238,7 @@ def test_a_fresh_start_with_a_cached_matrix_reads_no_json_and_hashes_nothing(
     script = (
         "import sys\n"
         "from qnndoctor.matrixdata import load, parsed_cache\n"
-        "from qnndoctor.tickets import matrix_identity\n"
+        "from qnndoctor.report.ticket_changes import matrix_identity\n"
         "identity = matrix_identity(load())['sha256']\n"
         "print(identity, 'hashlib' in sys.modules, parsed_cache.events)\n"
     )

@@ -15,7 +15,7 @@ from helpers.refresh_tool import refresh
 from helpers.refresh_wheels import PROJECT, Run, make_wheel, noise, run_tool, served, wheel_2x_arm64
 
 from qnndoctor._layout import package_dir
-from qnndoctor.libkinds import QNN_RUNTIME
+from qnndoctor.facts.libkinds import QNN_RUNTIME
 
 __all__ = ["run_tool"]  # the fixture, shared from helpers.refresh_wheels
 

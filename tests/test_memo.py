@@ -1,4 +1,4 @@
-"""The decisions memo (qnndoctor/memo.py): a check without the smoke session
+"""The decisions memo (qnndoctor/report/memo.py): a check without the smoke session
 reuses the decisions made before for exactly the same facts, code and
 matrix, and decides anew whenever any of them changed. Real venvs, real
 probe runs, a real user cache folder (XDG_CACHE_HOME in tmp_path)."""
@@ -16,8 +16,8 @@ import pytest
 from conftest import CliResult
 from helpers.wheels import make_venv, site_packages
 
-from qnndoctor import memo
-from qnndoctor.findings import Finding, SkippedCheck
+from qnndoctor.report import memo
+from qnndoctor.rules.findings import Finding, SkippedCheck
 
 Cli = Callable[..., CliResult]
 REMEMBERED = "decisions: the same facts were judged before"

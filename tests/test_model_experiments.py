@@ -19,14 +19,14 @@ from helpers import onnx_models
 from helpers.onnx_models import validate_model_document
 from onnx import TensorProto, helper
 
+from qnndoctor.children.runner import SubprocessRunner
 from qnndoctor.model.experiment.compare import compare as compare_models
 from qnndoctor.model.experiment.culprit import find_culprit, search
 from qnndoctor.model.experiment.graph import Graph
 from qnndoctor.model.experiment.runs import ChildRun
 from qnndoctor.model.loading import read_model
-from qnndoctor.runner import SubprocessRunner
 from qnndoctor.smoke import MODEL as QDQ_MODEL
-from qnndoctor.target import resolve
+from qnndoctor.target.interpreter import resolve
 
 Cli = Callable[..., CliResult]
 

@@ -16,7 +16,7 @@ from helpers.wheels import make_venv
 from qnndoctor.model.placement import fallback_reasons, placement_from_log, run_placement
 from qnndoctor.model.report import placement_findings
 from qnndoctor.smoke import MODEL as QDQ_MODEL
-from qnndoctor.target import Target
+from qnndoctor.target.interpreter import Target
 
 Cli = Callable[..., CliResult]
 RESULT = "@@qnndoctor-smoke@@" + json.dumps(

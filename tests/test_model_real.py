@@ -16,10 +16,10 @@ from helpers import onnx_models
 from helpers.onnx_models import validate_model_document
 from helpers.target_runs import run_code
 
+from qnndoctor.children.runner import Completed, SubprocessRunner
 from qnndoctor.model.placement import placement_from_log, run_placement
-from qnndoctor.runner import Completed, SubprocessRunner
 from qnndoctor.smoke import MODEL as QDQ_MODEL
-from qnndoctor.target import Target
+from qnndoctor.target.interpreter import Target
 
 Cli = Callable[..., CliResult]
 pytestmark = pytest.mark.real_ort

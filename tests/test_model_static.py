@@ -165,7 +165,7 @@ def test_missing_file_and_folder_are_clear_errors(cli: Cli, tmp_path: Path) -> N
 def test_without_onnx_the_message_says_which_extra(tmp_path: Path) -> None:
     code = (
         "import sys; sys.modules['onnx'] = None\n"
-        "from qnndoctor.cli import main\n"
+        "from qnndoctor.cli.main import main\n"
         f"sys.exit(main(['model', {str(QDQ_MODEL)!r}, '--no-run']))\n"
     )
     done = subprocess.run(

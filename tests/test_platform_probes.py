@@ -17,12 +17,12 @@ from helpers.pe_builder import MACHINE_ARM64, build_pe
 from qnndoctor.probes import os_android, os_linux, os_windows, soc
 from qnndoctor.probes.base import Context
 
-from qnndoctor.binaries.pe import read_pe
-from qnndoctor.facts import Facts
+from qnndoctor.facts.probed import Facts
+from qnndoctor.facts.socs import identify
 from qnndoctor.matrixdata import load
-from qnndoctor.resolver import profile_from_facts
-from qnndoctor.rules import evaluate
-from qnndoctor.socs import identify
+from qnndoctor.resolver.recommend import profile_from_facts
+from qnndoctor.rules.registry import evaluate
+from qnndoctor.target.binaries.pe import read_pe
 
 ANSWERS = json.loads((Path(__file__).parent / "data" / "platform_answers.json").read_text())
 MATRIX = load()

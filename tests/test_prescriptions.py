@@ -303,7 +303,7 @@ def wrong_companion_report(
 ) -> dict[str, Any]:
     """The `check --json --no-smoke` report of onnxruntime-qnn 2.3.0 beside
     onnxruntime 1.31.1 (one venv for every ticket made from it)."""
-    from qnndoctor.cli import main
+    from qnndoctor.cli.main import main
 
     tmp = tmp_path_factory.mktemp("ticketbase")
     python = _wrong_companion(tmp, pip_venv, real_wheels)

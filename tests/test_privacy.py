@@ -13,7 +13,7 @@ import pytest
 from conftest import CliResult
 from helpers.wheels import make_venv
 
-from qnndoctor.redact import Redactor
+from qnndoctor.report.redact import Redactor
 
 Cli = Callable[..., CliResult]
 SECRET = "S3cretPw7"

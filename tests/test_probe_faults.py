@@ -17,8 +17,8 @@ from helpers.fake_python import write_fake_python
 from helpers.wheels import build_wheel, make_venv, pip_install, site_packages
 
 from qnndoctor import _layout
-from qnndoctor.collect import PART_MARKER, PLAN_MARKER, run_probes
-from qnndoctor.target import Target
+from qnndoctor.target.collect import PART_MARKER, PLAN_MARKER, run_probes
+from qnndoctor.target.interpreter import Target
 
 Cli = Callable[..., CliResult]
 posix_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
@@ -227,10 +227,11 @@ def test_the_probe_program_does_not_import_typing(healthy_venv: Path) -> None:
     import subprocess
 
     from qnndoctor import headstart
+    from qnndoctor.children import launch
 
     probes = headstart._probes_dir()
     assert probes is not None
-    argv = headstart.probe_argv(str(healthy_venv), probes)
+    argv = launch.probe_argv(str(healthy_venv), probes)
     argv[1:1] = ["-X", "importtime"]
     run = subprocess.run(
         argv, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120

@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from qnndoctor.diagnosis import diagnose, load
-from qnndoctor.findings import FindingKind, Severity
 from qnndoctor.matrixdata import load_socs
-from qnndoctor.rules import all_finding_kinds
+from qnndoctor.rules.findings import FindingKind, Severity
+from qnndoctor.rules.registry import all_finding_kinds
 
 RECOGNISED_BY = {
     "uninstall-leftover": ("pip-leftover-tilde-onnxruntime-dirs",),

@@ -14,7 +14,7 @@ from helpers import onnx_models
 from helpers.target_runs import run_code
 
 from qnndoctor.diagnosis import qnn_codes
-from qnndoctor.explain_cli import explain
+from qnndoctor.diagnosis.document import explain
 from qnndoctor.matrixdata import load_socs
 from qnndoctor.smoke import MODEL as QDQ_MODEL
 
@@ -80,7 +80,7 @@ def test_explain_names_the_code_in_text_and_json() -> None:
     ]
     import io
 
-    from qnndoctor.explain_cli import render_text
+    from qnndoctor.render.explain import render_text
 
     shown = io.StringIO()
     render_text(document, shown)
@@ -231,10 +231,10 @@ def test_a_failed_smoke_session_names_its_codes(tmp_path: Path) -> None:
     from test_smoke import QNN_FACTS
 
     from qnndoctor import matrixdata
-    from qnndoctor.facts import ProbeFacts
-    from qnndoctor.report import build
+    from qnndoctor.facts.probed import ProbeFacts
+    from qnndoctor.report.build import build
     from qnndoctor.smoke import run_smoke
-    from qnndoctor.target import Target
+    from qnndoctor.target.interpreter import Target
 
     line = "[E:onnxruntime:, qnn_model.cc:188 FinalizeGraphs] Failed to finalize QNN graph. Error code: 6022"
     result = {"status": "failed", "exception": {"type": "Fail", "message": line}}

@@ -17,7 +17,7 @@ from helpers import onnx_models
 from helpers.target_runs import run_code, stderr_of_failing
 
 from qnndoctor.diagnosis import diagnose
-from qnndoctor.explain_cli import explain
+from qnndoctor.diagnosis.document import explain
 from qnndoctor.matrixdata import load_socs
 from qnndoctor.smoke import MODEL
 

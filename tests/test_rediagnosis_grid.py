@@ -59,7 +59,7 @@ def saved(healthy_venv: Path) -> dict[str, Any]:
     import contextlib
     import io
 
-    from qnndoctor.cli import main
+    from qnndoctor.cli.main import main
 
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):

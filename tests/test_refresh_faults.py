@@ -34,7 +34,7 @@ from helpers.refresh_wheels import (
     wheel_2x_linux,
 )
 
-from qnndoctor.binaries.pe import read_pe, read_pe_bytes, read_pe_header
+from qnndoctor.target.binaries.pe import read_pe, read_pe_bytes, read_pe_header
 
 __all__ = ["run_tool"]  # the fixture, shared from helpers.refresh_wheels
 

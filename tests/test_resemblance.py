@@ -13,7 +13,7 @@ from test_diagnosis import _write_catalogue
 from qnndoctor.diagnosis import Fact, diagnose
 from qnndoctor.diagnosis.facts import from_items
 from qnndoctor.diagnosis.resemblance import terms
-from qnndoctor.explain_cli import render_text
+from qnndoctor.render.explain import render_text
 
 INTERFACE = {
     "id": "interface-too-old",

@@ -15,7 +15,7 @@ from packaging.version import Version
 
 from qnndoctor.matrixdata import load
 from qnndoctor.matrixdata.releases import parse
-from qnndoctor.resolver import Profile, recommend
+from qnndoctor.resolver.recommend import Profile, recommend
 
 Cli = Callable[..., CliResult]
 

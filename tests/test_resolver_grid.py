@@ -24,7 +24,7 @@ from helpers.raw_matrix import SOCS, expected, htp_folders, installable, wheel
 from packaging.version import Version
 
 from qnndoctor.matrixdata import load
-from qnndoctor.whatif import what_if
+from qnndoctor.resolver.whatif import what_if
 
 Cli = Callable[..., CliResult]
 MATRIX = load()

@@ -11,7 +11,7 @@ import pytest
 
 from qnndoctor.matrixdata import load
 from qnndoctor.matrixdata.releases import Release, WheelFile
-from qnndoctor.resolver import (
+from qnndoctor.resolver.recommend import (
     NO_PLATFORM,
     NO_PYTHON,
     NO_QNN_LIBRARIES,
@@ -21,7 +21,7 @@ from qnndoctor.resolver import (
     Profile,
     evaluate_release,
 )
-from qnndoctor.wheel_checks import on_x64_machine
+from qnndoctor.resolver.wheel_checks import on_x64_machine
 
 MATRIX = load().releases
 BUCKETS = {

@@ -14,7 +14,7 @@ import pytest
 from conftest import CliResult
 from helpers.fake_python import write_fake_python
 
-from qnndoctor.runner import SubprocessRunner
+from qnndoctor.children.runner import SubprocessRunner
 
 PY = sys.executable
 

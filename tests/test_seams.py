@@ -16,11 +16,12 @@ from helpers.pe_builder import MACHINE_AMD64, MACHINE_ARM64, MACHINE_I386, write
 from qnndoctor.probes import emulation, installs, os_linux, os_macos, os_windows, run_all
 from qnndoctor.probes.base import ProbeOutput
 
-from qnndoctor.facts import Facts, ProbeFacts
-from qnndoctor.findings import Finding, Severity
+from qnndoctor.facts.probed import Facts, ProbeFacts
+from qnndoctor.facts.socs import identify as identify_soc
 from qnndoctor.matrixdata import load
-from qnndoctor.rules import Rule, evaluate
-from qnndoctor.socs import identify as identify_soc
+from qnndoctor.rules.declare import Rule
+from qnndoctor.rules.findings import Finding, Severity
+from qnndoctor.rules.registry import evaluate
 
 ANSWERS = json.loads((Path(__file__).parent / "data" / "windows_answers.json").read_text())
 MATRIX = load()

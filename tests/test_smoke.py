@@ -16,11 +16,11 @@ from conftest import CliResult, validate_report
 from helpers.fake_python import BODY, write_fake_python
 from helpers.wheels import make_venv, pip_install, site_packages
 
-from qnndoctor.facts import Facts
-from qnndoctor.runner import Completed
+from qnndoctor.children.runner import Completed
+from qnndoctor.facts.probed import Facts
 from qnndoctor.smoke import EXPECTED, run_smoke
 from qnndoctor.smoke.outcome import classify, exit_code_name
-from qnndoctor.target import Target
+from qnndoctor.target.interpreter import Target
 
 Cli = Callable[..., CliResult]
 EXPECTED_VALUES = json.loads(EXPECTED.read_text())

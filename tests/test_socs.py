@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from qnndoctor._layout import package_dir
-from qnndoctor.facts import Facts
+from qnndoctor.facts.probed import Facts
+from qnndoctor.facts.socs import SocLookupError, find_soc, find_socs, normalize
+from qnndoctor.facts.socs import identify as identify_soc
 from qnndoctor.matrixdata import Soc, load
-from qnndoctor.socs import SocLookupError, find_soc, find_socs, normalize
-from qnndoctor.socs import identify as identify_soc
 
 MATRIX_DIR = package_dir("matrix")
 assert MATRIX_DIR is not None
@@ -161,7 +161,7 @@ def test_one_identifier_for_check_model_and_explain(soc_values: dict[str, Any]) 
     used a second identifier that knew neither)."""
     from qnndoctor.diagnosis.facts import from_report_facts
     from qnndoctor.model.runtime import target_runtime
-    from qnndoctor.resolver import profile_from_facts
+    from qnndoctor.resolver.recommend import profile_from_facts
 
     matrix = load()
     facts = _facts(**soc_values)

@@ -1,4 +1,4 @@
-"""The head start's spawn without ``subprocess`` (qnndoctor/spawn.py): the
+"""The head start's spawn without ``subprocess`` (qnndoctor/children/spawn.py): the
 child gets what the runner's Popen would give it. Real processes; the cases
 that need a single-threaded process run in a fresh interpreter."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from qnndoctor import spawn
+from qnndoctor.children import spawn
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "posix_spawn"), reason="POSIX only")
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PARENT = """
 import json, os, sys
 sys.path.insert(0, sys.argv[1])
-from qnndoctor import spawn
+from qnndoctor.children import spawn
 folder, child = sys.argv[2], sys.argv[3]
 before = (os.getcwd(), sorted(os.listdir("/proc/self/fd")))
 leaked_read, leaked_write = os.pipe()

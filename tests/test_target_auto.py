@@ -111,6 +111,6 @@ def test_auto_with_only_the_store_alias_says_what_it_is(
     ],
 )
 def test_app_alias_folder_is_known_by_its_path(path: str, alias: bool) -> None:
-    from qnndoctor.target import is_app_alias
+    from qnndoctor.target.interpreter import is_app_alias
 
     assert is_app_alias(path) is alias

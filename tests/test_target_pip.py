@@ -16,10 +16,11 @@ from conftest import CliResult, validate_report
 from helpers.profiles import win_arm64
 from helpers.wheels import make_venv, pip_install, system_like_python
 
-from qnndoctor import advice, shell
-from qnndoctor.facts import Facts, target_pip
+from qnndoctor import shell
+from qnndoctor.facts.probed import Facts, target_pip
 from qnndoctor.matrixdata import load_or_empty
-from qnndoctor.rules import evaluate
+from qnndoctor.resolver import commands as advice
+from qnndoctor.rules.registry import evaluate
 
 Cli = Callable[..., CliResult]
 
@@ -204,8 +205,8 @@ def test_a_system_python_gets_a_new_venv_that_really_works(
 
 
 def test_a_findings_fix_on_windows_gets_ensurepip_inside_its_pushd() -> None:
-    from qnndoctor.consistency import PipTarget, align_fixes
-    from qnndoctor.findings import Finding, Fix, Severity
+    from qnndoctor.resolver.consistency import PipTarget, align_fixes
+    from qnndoctor.rules.findings import Finding, Fix, Severity
 
     exe = r"C:\Users\Jane Doe\app\.venv\Scripts\python.exe"
     fix = Fix("Reinstall it:", (shell.pip_command(exe, True, "install", "--force-reinstall", "x"),))
@@ -224,8 +225,8 @@ def test_a_findings_fix_on_windows_gets_ensurepip_inside_its_pushd() -> None:
 
 
 def test_a_system_pythons_pip_fix_without_a_recommendation_says_where_to_run_it() -> None:
-    from qnndoctor.consistency import PipTarget, align_fixes
-    from qnndoctor.findings import Finding, Fix, Severity
+    from qnndoctor.resolver.consistency import PipTarget, align_fixes
+    from qnndoctor.rules.findings import Finding, Fix, Severity
 
     exe = "/usr/bin/python3"
     commands = (shell.pip_command(exe, False, "install", "--force-reinstall", "onnxruntime"),)

@@ -220,7 +220,7 @@ def test_text_groups_releases_ruled_out_for_the_same_reasons(cli: Cli) -> None:
 
 
 def test_python_api_for_installers() -> None:
-    from qnndoctor.whatif import WhatIfError, what_if
+    from qnndoctor.resolver.whatif import WhatIfError, what_if
 
     rec = what_if("win_arm64", "3.12", soc="Snapdragon X Elite", qnn_sdk="2.22.0")
     assert json.loads(json.dumps(rec)) == rec  # plain JSON, as the CLI prints it
@@ -284,8 +284,8 @@ def test_an_unknown_soc_is_answered_without_the_chip(cli: Cli) -> None:
     text = cli(*args, "--soc", "Snapdragon 9000")
     assert text.code == 0 and "--htp-arch vNN" in text.out
     # A name that matches SoCs of two Hexagon versions stays a question, with the way out.
+    from qnndoctor.facts.socs import find_socs
     from qnndoctor.matrixdata import load
-    from qnndoctor.socs import find_socs
 
     socs = load().socs
     ambiguous = next(

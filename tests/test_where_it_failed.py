@@ -7,7 +7,8 @@ from __future__ import annotations
 import io
 
 from qnndoctor.diagnosis import diagnose, stage
-from qnndoctor.explain_cli import explain, render_text
+from qnndoctor.diagnosis.document import explain
+from qnndoctor.render.explain import render_text
 
 NOT_FOUND = (
     "onnxruntime.capi.onnxruntime_pybind11_state.NoSuchFile: [ONNXRuntimeError] : 3 : "

@@ -10,10 +10,16 @@ from dataclasses import dataclass
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from ..compat_rules import NO_PLATFORM, NO_PYTHON, NO_QNN_LIBRARIES, REQUIRES_PYTHON, YANKED
 from ..matrixdata.companions import proven
 from ..matrixdata.releases import Release, ReleaseMatrix
-from ..resolver import Profile, companion_requirement, evaluate_release
+from ..resolver.compat_rules import (
+    NO_PLATFORM,
+    NO_PYTHON,
+    NO_QNN_LIBRARIES,
+    REQUIRES_PYTHON,
+    YANKED,
+)
+from ..resolver.recommend import Profile, companion_requirement, evaluate_release
 
 # What makes a release impossible here whatever happens (no experiment needed).
 _STRUCTURAL = frozenset({NO_PLATFORM, NO_PYTHON, REQUIRES_PYTHON, YANKED, NO_QNN_LIBRARIES})

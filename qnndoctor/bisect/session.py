@@ -24,11 +24,11 @@ from .venvs import (
 )
 
 if TYPE_CHECKING:
-    from ..facts import Facts
+    from ..facts.probed import Facts
     from ..matrixdata import Matrix
-    from ..resolver import Profile
+    from ..resolver.recommend import Profile
     from ..smoke.outcome import SmokeResult
-    from ..target import Target
+    from ..target.interpreter import Target
 
 Progress = Callable[[str], None]
 
@@ -149,9 +149,9 @@ class _Prepared:
 def _cause(smoke: SmokeResult, folder: Path, runner: TrackingRunner, matrix: Matrix) -> str:
     """The diagnosis engine's cause for a failed session, ranked with the
     throwaway venv's own facts; the session's own reason when none matched."""
-    from ..collect import CouldNotCheck, run_probes
     from ..smoke.outcome import diagnose_failure
-    from ..target import Target
+    from ..target.collect import CouldNotCheck, run_probes
+    from ..target.interpreter import Target
 
     try:
         facts = run_probes(Target(str(venv_python(folder)), "bisect venv"), runner=runner).facts
@@ -170,7 +170,7 @@ def _model_run(
 ) -> dict[str, Any]:
     from ..model.loading import ModelError, read_model
     from ..model.placement import run_placement
-    from ..target import Target
+    from ..target.interpreter import Target
 
     try:
         nodes = len(read_model(str(model)).nodes)
@@ -215,7 +215,7 @@ def _try(
     """Install and run one pair in ``folder``; None when pip installed a pair
     that was tried already (two companion requirements, one version)."""
     from ..smoke import start_smoke
-    from ..target import Target
+    from ..target.interpreter import Target
 
     label = f"{pair.onnxruntime_qnn} + {pair.companion or 'onnxruntime (pip chooses)'}"
     progress(f"{label}: installing")
@@ -345,8 +345,8 @@ def winner_commands(profile: Profile, matrix: Matrix, best: PairResult | None) -
         return ()
     from packaging.version import Version
 
-    from ..advice import install_commands
-    from ..resolver import Verdict, evaluate_release
+    from ..resolver.commands import install_commands
+    from ..resolver.recommend import Verdict, evaluate_release
 
     version = Version(best.onnxruntime_qnn)
     release = next((r for r in matrix.releases.releases if r.version == version), None)
@@ -367,10 +367,10 @@ def run_bisect(
 ) -> BisectResult:
     """The whole bisect. Raises ``TargetError`` / ``CouldNotCheck`` (the
     target), ``MatrixError``, ``PlanError`` (options), ``VenvError``."""
-    from ..collect import run_probes
     from ..pipeline import load_matrix
-    from ..resolver import profile_from_facts
-    from ..target import resolve
+    from ..resolver.recommend import profile_from_facts
+    from ..target.collect import run_probes
+    from ..target.interpreter import resolve
 
     target = resolve(options.python)
     log(f"target: {target.python} ({target.how_chosen})")

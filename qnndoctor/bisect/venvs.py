@@ -14,12 +14,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..runner import Completed, Started, SubprocessRunner, kill_tree
+from ..children.runner import Completed, Started, SubprocessRunner, kill_tree
 
 if TYPE_CHECKING:
-    from ..containment import Containment
-    from ..facts import Facts
-    from ..target import Target
+    from ..children.containment import Containment
+    from ..facts.probed import Facts
+    from ..target.interpreter import Target
 
 _VENV_TIMEOUT_S = 180.0
 _PIP_ERROR_LINES = 3

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from ..facts import Facts
+from ..facts.probed import Facts
+from ..facts.socs import identify as identify_soc
 from ..matrixdata import Matrix, Soc
-from ..socs import identify as identify_soc
 
 KEYS: Mapping[str, str] = MappingProxyType(
     {

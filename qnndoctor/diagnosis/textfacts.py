@@ -13,8 +13,8 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..facts.socs import mentioned_soc
 from ..matrixdata import Soc
-from ..socs import mentioned_soc
 from .engine import clean_lines
 from .facts import DiagnosisFacts, Fact, from_items, soc_name
 from .prefilter import Allow, LineGate

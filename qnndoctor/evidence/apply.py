@@ -21,7 +21,7 @@ from ..matrixdata.releases import KnownIssue, ReleaseMatrix
 from . import store
 
 if TYPE_CHECKING:
-    from ..facts import Facts
+    from ..facts.probed import Facts
     from ..matrixdata import Matrix
 
 SOURCE = "local evidence: qnndoctor bisect on this machine (docs/bisect.md)"
@@ -129,7 +129,7 @@ def records_for(facts: Facts, matrix: Matrix) -> list[store.Record]:
     is off, missing or unreadable: evidence never stops a check)."""
     if store.disabled():
         return []
-    from ..resolver import profile_from_facts
+    from ..resolver.recommend import profile_from_facts
 
     try:
         profile = profile_from_facts(facts, matrix).to_json()

@@ -182,7 +182,7 @@ def _companion(rec: dict[str, Any], installed: dict[str, str]) -> str | None:
     if rec.get("era") != "plugin-2.x" or not rec.get("file"):
         return None
     from .. import matrixdata
-    from ..resolver import companion_requirement
+    from ..resolver.recommend import companion_requirement
 
     for release in matrixdata.load_or_empty().releases.releases:
         for file in release.files:

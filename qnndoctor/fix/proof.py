@@ -137,7 +137,7 @@ def next_step(
 ) -> dict[str, Any]:
     """What to do after a rollback: a sentence and the commands, each runnable
     as printed here (qnndoctor's own interpreter runs qnndoctor)."""
-    from ..consistency import shell_neutral
+    from ..resolver.consistency import shell_neutral
     from ..shell import new_venv_command, new_venv_python, pip_command, quote
 
     windows = _windows()

@@ -46,7 +46,7 @@ def _soc_and_arch(label: str) -> tuple[str | None, int | None]:
 
 def read_compat(path: str) -> dict[str, Any]:
     """A compatibility file's document, checked; ``CompatError`` says what is wrong."""
-    from ..saved import open_input
+    from ..target.ticket import open_input
 
     try:
         with open_input(path) as handle:

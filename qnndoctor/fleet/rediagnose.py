@@ -20,13 +20,13 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .. import REPORT_SCHEMA_VERSION, safejson
-from ..redact import Redactor
-from ..saved import MAX_REPORT_BYTES, SavedReportError, from_document
+from ..report.redact import Redactor
+from ..target.ticket import MAX_REPORT_BYTES, SavedReportError, from_document
 from .rows import GroupFix, Row, Skipped, Unreadable
 
 if TYPE_CHECKING:
     from ..matrixdata import Matrix
-    from ..report import Report
+    from ..report.build import Report
 
 # What changes on every run and that no rule turns into a different finding
 # id, severity, title or fix (a timeout's duration is only quoted in an
@@ -318,7 +318,7 @@ class Rediagnoser:
         )
 
     def _verdict(self, document: dict[str, Any], path: str) -> Verdict:
-        from ..report import build
+        from ..report.build import build
 
         self.computed += 1
         if safejson.depth_exceeds(document):

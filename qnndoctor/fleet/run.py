@@ -54,9 +54,9 @@ def run_fleet(
     if problems:
         raise FleetError("; ".join(problems))
     from ..pipeline import load_matrix, now
-    from ..redact import Redactor
-    from ..rules import all_finding_kinds
-    from ..tickets import matrix_identity
+    from ..report.redact import Redactor
+    from ..report.ticket_changes import matrix_identity
+    from ..rules.registry import all_finding_kinds
     from .sources import units
     from .workers import default_jobs, run_units
 

@@ -14,7 +14,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import IO
 
-from ..saved import MAX_REPORT_BYTES, open_input
+from ..target.ticket import MAX_REPORT_BYTES, open_input
 from .rediagnose import Rediagnoser
 from .rows import Row, Skipped, Unreadable
 from .sources import TAR_SUFFIXES, Unit, kind_of

@@ -42,8 +42,8 @@ def machine_of_soc(name: str) -> Machine | None:
 
 def machine_from_facts(facts: Any) -> Machine | None:
     """The chip check's probes identified (None when none was)."""
+    from ..facts.socs import identify
     from ..matrixdata import load_or_empty
-    from ..socs import identify
 
     match = identify(facts, load_or_empty())  # the one identifier (Android, device tree too)
     if match is None:

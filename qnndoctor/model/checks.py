@@ -7,8 +7,8 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from ..findings import Severity
 from ..matrixdata import Matrix
+from ..rules.findings import Severity
 from ..shell import pip_command, quote
 from . import knowledge as K
 from .context import ContextInfo

@@ -17,8 +17,8 @@ from .. import exitcodes
 from .options import ModelOptions
 
 if TYPE_CHECKING:
-    from ..consistency import PipTarget
-    from ..runner import Runner
+    from ..children.runner import Runner
+    from ..resolver.consistency import PipTarget
     from .findings import ModelFinding
 
 
@@ -57,9 +57,9 @@ def diagnose(
     target = None
     pip_target = None
     from .. import matrixdata
-    from ..collect import CouldNotCheck, run_probes
-    from ..consistency import PipTarget
-    from ..target import TargetError, resolve
+    from ..resolver.consistency import PipTarget
+    from ..target.collect import CouldNotCheck, run_probes
+    from ..target.interpreter import TargetError, resolve
     from .runtime import target_runtime
 
     matrix = matrixdata.load_or_empty()
@@ -150,7 +150,7 @@ def diagnose(
     doc.update(extra)
     if target is None:  # the model's own checks ran; the question "here?" was not answered
         return doc, exitcodes.COULD_NOT_CHECK
-    from ..findings import Severity
+    from ..rules.findings import Severity
 
     return doc, exit_code(findings, Severity.parse(options.fail_on))
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..findings import Finding, FindingKind, Fix, Severity
+from ..rules.findings import Finding, FindingKind, Fix, Severity
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -101,7 +101,7 @@ def finding(
     severity: Severity | None = None,
     title: str | None = None,
 ) -> ModelFinding:
-    from ..findings import Evidence
+    from ..rules.findings import Evidence
 
     kind = KINDS[kind_id]
     return ModelFinding(

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..runner import Runner, SubprocessRunner
+from ..children.runner import Runner, SubprocessRunner
 from ..smoke.outcome import SmokeResult, classify
-from ..target import Target
+from ..target.interpreter import Target
 
 CHILD = Path(__file__).resolve().parent / "placement_child.py"
 QNN = "QNNExecutionProvider"

@@ -7,7 +7,7 @@ import datetime as _dt
 from typing import Any
 
 from .. import MODEL_SCHEMA_VERSION, __version__
-from ..findings import Severity
+from ..rules.findings import Severity
 from ..smoke.outcome import first_error
 from . import knowledge as K
 from .findings import ModelFinding, finding

@@ -9,9 +9,9 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from ..facts import Facts
+from ..facts.probed import Facts
+from ..facts.socs import identify as identify_soc
 from ..matrixdata import Matrix
-from ..socs import identify as identify_soc
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
     if not report.get("findings"):
         out.append("| - | - | no findings |")
     out.append("")
-    from ..tickets import change_lines
+    from ..report.ticket_changes import change_lines
 
     changed = change_lines(report)
     if changed:

@@ -77,7 +77,7 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
         console.print()
     for skipped in report.get("skipped_checks", []):
         console.print(f"[yellow]skipped[/] {escape(skipped['rule'])}: {escape(skipped['reason'])}")
-    from ..tickets import change_lines
+    from ..report.ticket_changes import change_lines
 
     changed = change_lines(report)
     if changed:

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import shell
-from ..facts import Facts
-from ..findings import Fix
+from ..facts.probed import Facts
+from .findings import Fix
 
 QNN_DIST_NAMES = ("onnxruntime-qnn", "ort-nightly-qnn")
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..facts import Facts
-from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
+from ..facts.probed import Facts
 from ..matrixdata import Matrix
-from . import rule
+from .declare import rule
+from .findings import Evidence, Finding, FindingKind, Fix, Severity, make
 
 PROBE_FAILED = FindingKind(
     "probe-failed", Severity.WARNING, "Could not check part of the environment"

@@ -10,10 +10,8 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from ..facts import Facts
-from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
+from ..facts.probed import Facts
 from ..matrixdata import Matrix
-from . import rule
 from ._common import (
     distributions,
     label,
@@ -24,6 +22,8 @@ from ._common import (
     reinstall_fix,
     target_is_windows,
 )
+from .declare import rule
+from .findings import Evidence, Finding, FindingKind, Fix, Severity, make
 
 NO_QNN = FindingKind("no-onnxruntime-qnn", Severity.ERROR, "onnxruntime-qnn is not installed")
 MULTIPLE_OWNERS = FindingKind(
@@ -186,7 +186,7 @@ def _known_broken(
         qnn_version = Version(str(qnn.get("version")))
     except InvalidVersion:
         return
-    from ..resolver import profile_from_facts
+    from ..resolver.recommend import profile_from_facts
 
     platform = profile_from_facts(facts, matrix).bucket or ""  # the matrix's name: win_arm64, ...
     for issue in matrix.releases.known_issues:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..facts import Facts, bundle_libraries, bundles, pe_details
-from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
-from ..libkinds import PROCESS_LOADED
+from ..facts.libkinds import PROCESS_LOADED
+from ..facts.probed import Facts, bundle_libraries, bundles, pe_details
 from ..matrixdata import Matrix
-from . import rule
 from ._common import native_arch, process_arch, qnn_dists, target_is_windows
+from .declare import rule
+from .findings import Evidence, Finding, FindingKind, Fix, Severity, make
 
 EMULATED = FindingKind(
     "emulated-interpreter", Severity.ERROR, "The Python interpreter runs under emulation"

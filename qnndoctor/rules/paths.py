@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..facts import Facts
-from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
+from ..facts.probed import Facts
 from ..matrixdata import Matrix
-from . import rule
 from ._common import target_is_windows
+from .declare import rule
+from .findings import Evidence, Finding, FindingKind, Fix, Severity, make
 
 NON_ASCII = FindingKind("non-ascii-path", Severity.WARNING, "Paths with non-ASCII characters")
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import shell
-from ..facts import Facts, externally_managed, target_pip
-from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
+from ..facts.probed import Facts, externally_managed, target_pip
 from ..matrixdata import Matrix
-from . import rule
 from ._common import target_is_windows
+from .declare import rule
+from .findings import Evidence, Finding, FindingKind, Fix, Severity, make
 
 PIP_ABSENT = FindingKind(
     "pip-absent", Severity.INFO, "The target has no pip: fix commands start with ensurepip"

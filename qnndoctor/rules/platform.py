@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..facts import Facts
-from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
+from ..facts.probed import Facts
+from ..facts.reading import records
+from ..facts.socs import identify
 from ..matrixdata import Matrix
-from ..socs import identify
-from ..values import records
-from . import rule
 from ._common import native_arch, process_arch, qnn_dists, quote
+from .declare import rule
+from .findings import Evidence, Finding, FindingKind, Fix, Severity, make
 
 FASTRPC_DENIED = FindingKind(
     "fastrpc-access-denied",

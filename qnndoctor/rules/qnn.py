@@ -5,12 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..facts import Facts, bundle_libraries, bundles, pe_details
-from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
-from ..libkinds import PROCESS_LOADED
+from ..facts.libkinds import PROCESS_LOADED
+from ..facts.probed import Facts, bundle_libraries, bundles, pe_details
+from ..facts.socs import identify as identify_soc
 from ..matrixdata import Matrix
-from ..socs import identify as identify_soc
-from . import rule
 from ._common import (
     label,
     native_arch,
@@ -21,6 +19,8 @@ from ._common import (
     reinstall_fix,
     target_is_windows,
 )
+from .declare import rule
+from .findings import Evidence, Finding, FindingKind, Fix, Severity, make
 
 LIBS_WRONG_ARCH = FindingKind(
     "qnn-libs-wrong-arch", Severity.ERROR, "Bundled QNN libraries cannot load into this process"

@@ -6,13 +6,13 @@ from collections.abc import Iterator
 
 from packaging.version import InvalidVersion, Version
 
-from ..compat_rules import confidence_words
-from ..facts import Facts
-from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
+from ..facts.probed import Facts
 from ..matrixdata import Matrix
-from ..resolver import evaluate_release, profile_from_facts, recommend
-from . import rule
+from ..resolver.compat_rules import confidence_words
+from ..resolver.recommend import evaluate_release, profile_from_facts, recommend
 from ._common import qnn_dists
+from .declare import rule
+from .findings import Evidence, Finding, FindingKind, Fix, Severity, make
 
 UNSUITABLE = FindingKind(
     "installed-release-unsuitable",

@@ -7,12 +7,12 @@ import shlex
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..facts import Facts
-from ..findings import Evidence, Finding, FindingKind, Fix, Severity, make
+from ..facts.probed import Facts
 from ..matrixdata import Matrix
 from ..smoke.outcome import STAGES
-from . import rule
 from ._common import pip
+from .declare import rule
+from .findings import Evidence, Finding, FindingKind, Fix, Severity, make
 
 PASSED = FindingKind("smoke-passed", Severity.INFO, "The QNN smoke session ran on the backend")
 FAILED = FindingKind("smoke-failed", Severity.ERROR, "The QNN smoke session failed with an error")

@@ -12,25 +12,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import headstart
-from ..runner import Completed, Runner, Started, SubprocessRunner
-from ..target import Target
+from ..children import launch
+from ..children.runner import Completed, Runner, Started, SubprocessRunner
+from ..target.interpreter import Target
 
 if TYPE_CHECKING:  # the outcome half (smoke/outcome.py) is imported only once a child ended
-    from ..facts import Facts
+    from ..facts.probed import Facts
     from .outcome import SmokeResult
 
-HERE = Path(headstart.SMOKE_DIR)
+HERE = Path(launch.SMOKE_DIR)
 MODEL = HERE / "qdq_add.onnx"
 EXPECTED = HERE / "qdq_add.expected.json"
 CHILD = HERE / "child.py"
 
 
 def smoke_argv(target: Target, backend: str) -> list[str]:
-    return headstart.smoke_argv(target.python, backend)
+    return launch.smoke_argv(target.python, backend)
 
 
 def _child_env() -> dict[str, str]:
-    return headstart.smoke_env()
+    return launch.smoke_env()
 
 
 class PendingSmoke:

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 from . import result_shape
 
 if TYPE_CHECKING:
+    from ..children.runner import Completed
     from ..diagnosis import Diagnosis  # the diagnosis engine loads only for a failed session
-    from ..facts import Facts
+    from ..facts.probed import Facts
     from ..matrixdata import Soc
-    from ..runner import Completed
 
 MARKER = "@@qnndoctor-smoke@@"
 STAGE_MARKER = "@@qnndoctor-stage@@"  # child.py: one line as each stage begins

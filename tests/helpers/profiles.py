@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from qnndoctor.resolver import Profile
+from qnndoctor.resolver.recommend import Profile
 
 
 def win_arm64(**changes: Any) -> Profile:

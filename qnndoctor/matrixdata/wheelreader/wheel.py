@@ -16,8 +16,8 @@ from typing import Any
 from packaging.metadata import parse_email
 
 from qnndoctor._layout import package_dir
-from qnndoctor.binaries.pe import read_pe_bytes, read_pe_header
-from qnndoctor.libkinds import QNN_RUNTIME  # the kinds that carry the QNN VERSIONINFO
+from qnndoctor.facts.libkinds import QNN_RUNTIME  # the kinds that carry the QNN VERSIONINFO
+from qnndoctor.target.binaries.pe import read_pe_bytes, read_pe_header
 
 from .common import (
     _HEAD_MAX,

@@ -11,8 +11,8 @@ from .. import knowledge as K
 from ..findings import ModelFinding, finding
 
 if TYPE_CHECKING:
-    from ...runner import Runner
-    from ...target import Target
+    from ...children.runner import Runner
+    from ...target.interpreter import Target
     from ..loading import ModelInfo
     from ..options import ModelOptions
     from ..placement import Placement
@@ -73,7 +73,7 @@ def run_experiments(
     runner: Runner | None,
     log: Callable[[str], None],
 ) -> tuple[dict[str, Any], list[ModelFinding]]:
-    from ...runner import SubprocessRunner
+    from ...children.runner import SubprocessRunner
 
     runner = runner or SubprocessRunner()
     extra: dict[str, Any] = {}

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...runner import Runner
+from ...children.runner import Runner
 from ...smoke.outcome import classify
-from ...target import Target
+from ...target.interpreter import Target
 from ..placement import fallback_reasons
 
 CHILD = Path(__file__).resolve().parent / "child.py"

@@ -1,0 +1,1 @@
+"""Running children safely: the injectable runner, process-tree containment, launch settings."""

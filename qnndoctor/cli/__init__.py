@@ -1,0 +1,1 @@
+"""The command line: argument parsing, each subcommand's front door, installer mode."""

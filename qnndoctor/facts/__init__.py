@@ -1,0 +1,1 @@
+"""The facts the probes found, SoC identification and library kinds."""

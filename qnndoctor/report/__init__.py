@@ -1,0 +1,1 @@
+"""The report: building it, the inventory, redaction, the decisions memo, tickets compared."""
