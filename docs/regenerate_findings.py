@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from qnndoctor.rules import all_rules
+from qnndoctor.rules.registry import all_rules
 
 HEAD = """# Findings
 

@@ -149,12 +149,40 @@ def test_no_import_cycle_in_the_installed_package() -> None:
 
 def test_the_api_imports_no_command_line_module() -> None:
     """The API calls the pipeline and the engines, never a command's front
-    door (``cli``, ``*_cli``, ``*.command``): data flows one way."""
+    door (everything in ``qnndoctor/cli/``): data flows one way."""
     graph = installed_graph()
-    front_doors = {
-        name
-        for name in graph
-        if name.endswith((".cli", "_cli", ".command")) and name.startswith("qnndoctor.")
-    }
-    assert "qnndoctor.explain_cli" in front_doors
+    front_doors = {name for name in graph if name.startswith("qnndoctor.cli.")}
+    assert {"qnndoctor.cli.main", "qnndoctor.cli.explain", "qnndoctor.cli.fix"} <= front_doors
     assert graph["qnndoctor.api"] & front_doors == set()
+
+
+def test_only_the_command_line_imports_the_command_line() -> None:
+    """Below the front doors nothing reaches back up into ``cli/``: only the
+    console entry (and ``python -m qnndoctor``) starts it."""
+    graph = installed_graph()
+    allowed = {"qnndoctor.console", "qnndoctor.__main__"}
+    reaching_up = {
+        (name, imported)
+        for name, imports in graph.items()
+        if not name.startswith("qnndoctor.cli.") and name not in allowed
+        for imported in imports
+        if imported.startswith("qnndoctor.cli.")
+    }
+    assert reaching_up == set()
+
+
+def test_at_most_twelve_loose_modules_at_the_top() -> None:
+    """Concern folders, each named for what it holds: a newcomer reads the top
+    of the package at a glance (issue 26: at most ~12 loose modules)."""
+    package = Path(importlib.util.find_spec("qnndoctor").origin or "").parent  # type: ignore[union-attr]
+    loose = sorted(p.name for p in package.glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+    assert 0 < len(loose) <= 12, loose
+
+
+def test_concern_folders_import_nothing_at_package_level() -> None:
+    """The concern folders' ``__init__.py`` hold a docstring only: importing
+    one module of a folder never imports the rest of it."""
+    package = Path(importlib.util.find_spec("qnndoctor").origin or "").parent  # type: ignore[union-attr]
+    for folder in ("cli", "children", "target", "facts", "rules", "resolver", "report"):
+        tree = ast.parse((package / folder / "__init__.py").read_text("utf-8"))
+        assert [type(node).__name__ for node in tree.body] == ["Expr"], folder
