@@ -302,6 +302,22 @@ def test_bad_archives_and_lines(cli: Cli, real: dict[str, Path], tmp_path: Path)
     assert nothing.code == 2 and "no readable ticket" in nothing.err
 
 
+def test_csv_cells_never_run_as_formulas(cli: Cli, real: dict[str, Path], tmp_path: Path) -> None:
+    """A ticket comes from whoever sent it: a string that a spreadsheet would run
+    as a formula reaches --csv as text (leading apostrophe); numbers stay numbers."""
+    document = json.loads(real["healthy"].read_text("utf-8"))
+    document["tool"]["version"] = '=HYPERLINK("http://example.invalid/x","open")'
+    crafted = tmp_path / "crafted.json"
+    crafted.write_text(json.dumps(document), "utf-8")
+    table = tmp_path / "rows.csv"
+    result = cli("fleet", str(crafted), "--csv", str(table), "--jobs", "1")
+    assert result.code in (0, 1), result.err
+    with open(table, encoding="utf-8", newline="") as handle:
+        [row] = list(csv.DictReader(handle))
+    assert row["tool_version"] == "'" + document["tool"]["version"]
+    assert row["onnxruntime_qnn"] == "2.7.0" and float(row["smoke_seconds"]) > 0
+
+
 def test_parquet(cli: Cli, real: dict[str, Path], tmp_path: Path) -> None:
     duckdb = pytest.importorskip("duckdb")
     target = tmp_path / "rows.parquet"

@@ -23,6 +23,23 @@ _TYPES = {
 }
 
 
+# A spreadsheet runs a cell that starts like this as a formula; every string
+# in a row comes from a ticket, i.e. from whoever sent it (OWASP "CSV
+# injection"). Such a cell is written with a leading apostrophe, which
+# spreadsheets show as text; a plain number ("-1.5") is left as it is.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _as_text(value: object) -> object:
+    if not isinstance(value, str) or not value.startswith(_FORMULA_START):
+        return value
+    try:
+        float(value)
+    except ValueError:
+        return "'" + value
+    return value
+
+
 class OutputError(OSError):
     """An output file cannot be written (exit code 2, the message says why)."""
 
@@ -40,10 +57,13 @@ def parquet_missing() -> str | None:
 
 
 class CsvRows:
-    """``--csv FILE``: a header, then one line per ticket."""
+    """``--csv FILE``: a header, then one line per ticket. Made for people's
+    spreadsheets too, so a cell that would run as a formula is written as text
+    (``spreadsheet_safe``); the Parquet staging file keeps values exact."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, spreadsheet_safe: bool = True) -> None:
         self.path = Path(path)
+        self.spreadsheet_safe = spreadsheet_safe
         try:
             self.handle: IO[str] = open(self.path, "w", encoding="utf-8", newline="")  # noqa: SIM115
         except OSError as exc:
@@ -53,7 +73,10 @@ class CsvRows:
         self.count = 0
 
     def __call__(self, row: Row) -> None:
-        self.writer.writerow(row.flat())
+        flat = row.flat()
+        if self.spreadsheet_safe:
+            flat = {name: _as_text(value) for name, value in flat.items()}
+        self.writer.writerow(flat)
         self.count += 1
 
     def close(self) -> None:
@@ -72,7 +95,7 @@ class ParquetRows:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self.staging = self.path.with_name(f".{self.path.name}.rows.csv")
-        self.rows = CsvRows(self.staging)
+        self.rows = CsvRows(self.staging, spreadsheet_safe=False)
 
     def __call__(self, row: Row) -> None:
         self.rows(row)
