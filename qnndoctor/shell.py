@@ -18,6 +18,14 @@ def pip_command(python: str, windows: bool, *args: str) -> str:
     return " ".join([quote(python, windows), "-m", "pip", *(quote(a, windows) for a in args)])
 
 
+def remove_command(path: str, windows: bool, *, folder: bool = True) -> str:
+    """Delete ``path`` (a leftover folder, or a file). On Windows through cmd,
+    so the same line works in PowerShell too (where ``rmdir`` is Remove-Item)."""
+    if windows:
+        return f"cmd /c {'rmdir /s /q' if folder else 'del /f /q'} {quote(path, windows)}"
+    return f"rm -rf {quote(path, windows)}"
+
+
 def ensurepip_command(python: str, windows: bool) -> str:
     """Installs the pip bundled with this Python into the environment (the
     stdlib's ``ensurepip``; nothing is downloaded)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -392,6 +393,8 @@ def test_uninstall_leftover_is_moved_out_and_proven(
     document = result.json()
     (step,) = document["plan"]["steps"]
     assert step["kind"] == "remove-leftover" and step["path"].endswith("/~nnxruntime")
+    # what the user could run by hand, as printed (the fix itself moves it into its backup)
+    assert document["plan"]["commands"] == [f"rm -rf {shlex.quote(step['path'])}"]
     assert "uninstall-leftover (warning)" in document["proof"]["findings_gone"]
     assert not leftover.exists()
     assert _freeze(python) == freeze

@@ -100,9 +100,9 @@ def _run(args: argparse.Namespace, err: TextIO, result: dict[str, Any]) -> int:
         problems=checked.problems if checked is not None else (),
     )
     result["plan"] = plan.to_json()
-    from ..fix.apply import describe
+    from ..fix.apply import command
 
-    result["plan"]["commands"] = [describe(s, python) for s in plan.steps]
+    result["plan"]["commands"] = [command(s, python) for s in plan.steps]
     if plan.refusals:
         result.update(outcome="refused", message="refused: " + " | ".join(plan.refusals))
         return exitcodes.FINDINGS

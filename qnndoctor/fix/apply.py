@@ -12,6 +12,7 @@ import subprocess
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .dependencies import pip_environment
@@ -91,9 +92,19 @@ def run_pip(
 
 
 def describe(step: Step, python: str) -> str:
-    """The step as the user would type it (sh on POSIX, quoted on Windows)."""
-    from ..shell import pip_command
-
+    """What the step does, for the progress log: a pip step as the user would
+    type it; a leftover is moved into the backup folder (fix can roll back)."""
     if step.kind == "remove-leftover":
         return f"move {step.path} into the backup folder (removed; restored on rollback)"
-    return pip_command(python, os.name == "nt", *step.pip_args)
+    return command(step, python)
+
+
+def command(step: Step, python: str) -> str:
+    """The step as a command the user could run by hand, as printed (sh on
+    POSIX; on Windows a line that works in PowerShell and cmd alike)."""
+    from ..shell import pip_command, remove_command
+
+    windows = os.name == "nt"
+    if step.kind == "remove-leftover" and step.path:
+        return remove_command(step.path, windows, folder=Path(step.path).is_dir())
+    return pip_command(python, windows, *step.pip_args)

@@ -114,17 +114,9 @@ def _qnndoctor(*args: str) -> str:
 
 def step_commands(plan: Plan, python: str) -> list[str]:
     """The plan's steps as commands to type (a leftover is deleted)."""
-    from ..shell import pip_command, quote
+    from .apply import command
 
-    windows = _windows()
-    commands = []
-    for step in plan.steps:
-        if step.kind == "remove-leftover" and step.path:
-            path = quote(step.path, windows)
-            commands.append(f"cmd /c rmdir /s /q {path}" if windows else f"rm -rf {path}")
-        elif step.pip_args:
-            commands.append(pip_command(python, windows, *step.pip_args))
-    return commands
+    return [command(step, python) for step in plan.steps if step.path or step.pip_args]
 
 
 def next_step(

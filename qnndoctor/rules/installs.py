@@ -10,6 +10,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from .. import shell
 from ..facts.probed import Facts
 from ..matrixdata import Matrix
 from ._common import (
@@ -18,7 +19,6 @@ from ._common import (
     owners_of,
     pip,
     qnn_dists,
-    quote,
     reinstall_fix,
     target_is_windows,
 )
@@ -365,10 +365,7 @@ def files_on_disk(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
 
 
 def _remove_command(facts: Facts, path: str) -> str:
-    if target_is_windows(facts):
-        # Through cmd, so the same line works in PowerShell (where rmdir is Remove-Item).
-        return f"cmd /c rmdir /s /q {quote(facts, path)}"
-    return f"rm -rf {quote(facts, path)}"
+    return shell.remove_command(path, target_is_windows(facts))
 
 
 @rule(needs=("installs",), emits=(LEFTOVER,))
