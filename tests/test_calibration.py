@@ -8,8 +8,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from test_diagnosis import _write_catalogue
-from test_resemblance import FILLER
+from helpers.catalogues import FILLER, write_catalogue
 
 from qnndoctor.diagnosis import Fact, diagnose
 from qnndoctor.diagnosis.facts import from_items
@@ -44,7 +43,7 @@ MANIFEST = _lookalike(
 def test_lookalikes_matching_one_message_are_told_apart_by_the_rest_of_the_text(
     tmp_path: Path,
 ) -> None:
-    cat = _write_catalogue(tmp_path, [COMPRESSED, MANIFEST, *FILLER])
+    cat = write_catalogue(tmp_path, [COMPRESSED, MANIFEST, *FILLER])
     text = (
         f"E/QNN: {SHARED}\n"
         "I added libcdsprpc.so but never declared it with uses-native-library in AndroidManifest.xml"
@@ -62,7 +61,7 @@ def test_lookalikes_matching_one_message_are_told_apart_by_the_rest_of_the_text(
 
 
 def test_what_resemblance_adds_never_makes_a_first_answer_surer(tmp_path: Path) -> None:
-    cat = _write_catalogue(tmp_path, [COMPRESSED, MANIFEST, *FILLER])
+    cat = write_catalogue(tmp_path, [COMPRESSED, MANIFEST, *FILLER])
     text = (
         f"E/QNN: {SHARED}\n"
         "I added libcdsprpc.so but never declared it with uses-native-library in AndroidManifest.xml"
@@ -84,7 +83,7 @@ FLUX = {
 
 
 def test_a_match_the_rest_of_the_text_does_not_support_is_a_weak_answer(tmp_path: Path) -> None:
-    cat = _write_catalogue(tmp_path, [FLUX, *FILLER])
+    cat = write_catalogue(tmp_path, [FLUX, *FILLER])
     supported = diagnose(
         "error 4242: flux capacitor overheated (coolant reservoir empty)", catalogue=cat
     )
@@ -121,7 +120,7 @@ CLOSE_RUNNER = {
 def test_a_close_runner_up_the_text_resembles_more_makes_the_first_answer_weak(
     tmp_path: Path,
 ) -> None:
-    cat = _write_catalogue(tmp_path, [CLOSE_WINNER, CLOSE_RUNNER, *FILLER])
+    cat = write_catalogue(tmp_path, [CLOSE_WINNER, CLOSE_RUNNER, *FILLER])
     text = "error: stage two halted\nturbine vane cracked, oxidiser valve frozen shut"
     result = diagnose(text, catalogue=cat)
     assert result.ids()[:2] == ["winner-by-pattern", "runner-resembling-more"]
@@ -133,7 +132,7 @@ def test_a_close_runner_up_the_text_resembles_more_makes_the_first_answer_weak(
 
 
 def test_explain_says_plainly_when_nothing_matched_well(tmp_path: Path) -> None:
-    cat = _write_catalogue(tmp_path, [FLUX, *FILLER])
+    cat = write_catalogue(tmp_path, [FLUX, *FILLER])
     weak = "error 4242 while uploading the sierra tango uniform manifest to the quebec mirror"
     document = diagnose(weak, catalogue=cat).to_json()
     out = io.StringIO()
@@ -151,7 +150,7 @@ def test_explain_says_plainly_when_nothing_matched_well(tmp_path: Path) -> None:
 
 
 def test_explain_says_it_of_a_weak_tie_but_not_of_a_strong_one(tmp_path: Path) -> None:
-    cat = _write_catalogue(tmp_path, [COMPRESSED, MANIFEST, *FILLER])
+    cat = write_catalogue(tmp_path, [COMPRESSED, MANIFEST, *FILLER])
     weak = diagnose(f"E/QNN: {SHARED}", catalogue=cat).to_json()  # two matches at 6
     assert weak["tie"]
     out = io.StringIO()
@@ -161,7 +160,7 @@ def test_explain_says_it_of_a_weak_tie_but_not_of_a_strong_one(tmp_path: Path) -
         {**entry, "patterns": [{"regex": SHARED, "weight": 9}]} for entry in (COMPRESSED, MANIFEST)
     ]
     strong = diagnose(
-        f"E/QNN: {SHARED}", catalogue=_write_catalogue(tmp_path / "strong", [*strong_pair, *FILLER])
+        f"E/QNN: {SHARED}", catalogue=write_catalogue(tmp_path / "strong", [*strong_pair, *FILLER])
     ).to_json()
     assert strong["tie"] and strong["candidates"][0]["confidence"] == "low"
     out = io.StringIO()
@@ -189,12 +188,12 @@ def test_corroborating_patterns_order_candidates_but_do_not_make_an_answer_mediu
         "patterns": [*shared["patterns"], {"regex": "coolant", "weight": 2, "context": True}],
     }
     text = "error 4242: flux capacitor overheated"
-    plain = diagnose(text, catalogue=_write_catalogue(tmp_path / "plain", [shared, *FILLER]))
+    plain = diagnose(text, catalogue=write_catalogue(tmp_path / "plain", [shared, *FILLER]))
     assert plain.ids() == ["flux-overheated"] and plain.candidates[0].matched_score == 7
     assert plain.doubt(0) is None and plain.confidence(0) == "low"
     with_cue = diagnose(
         text + " (coolant reservoir empty)",
-        catalogue=_write_catalogue(tmp_path / "cued", [cued, *FILLER]),
+        catalogue=write_catalogue(tmp_path / "cued", [cued, *FILLER]),
     )
     assert with_cue.candidates[0].matched_score == 9 and with_cue.confidence(0) == "medium"
 
@@ -217,11 +216,11 @@ def test_a_platform_fact_ranks_look_alikes_but_does_not_make_an_answer_medium(
         [Fact("os", "windows", "ticket"), Fact("onnxruntime_qnn.version", "1.19.0", "ticket")]
     )
     platform = diagnose(
-        text, catalogue=_write_catalogue(tmp_path / "os", [on_windows, *FILLER]), facts=facts
+        text, catalogue=write_catalogue(tmp_path / "os", [on_windows, *FILLER]), facts=facts
     )
     assert platform.candidates[0].matched_score == 9 and platform.doubt(0) is None
     assert platform.candidates[0].sure_score == 6 and platform.confidence(0) == "low"
     version = diagnose(
-        text, catalogue=_write_catalogue(tmp_path / "v", [on_version, *FILLER]), facts=facts
+        text, catalogue=write_catalogue(tmp_path / "v", [on_version, *FILLER]), facts=facts
     )
     assert version.candidates[0].matched_score == 9 and version.confidence(0) == "medium"

@@ -15,7 +15,7 @@ from typing import Any
 import psutil
 import pytest
 from helpers.fake_python import BODY, write_fake_python
-from test_smoke import GOOD_RESULT, QNN_FACTS
+from helpers.smoke_values import GOOD_RESULT, QNN_FACTS
 
 from qnndoctor import matrixdata
 from qnndoctor.children import containment
@@ -261,7 +261,7 @@ import json, sys
 from qnndoctor.children.containment import become_subreaper
 from qnndoctor.smoke import run_smoke
 from qnndoctor.target.interpreter import Target
-from test_smoke import QNN_FACTS
+from helpers.smoke_values import QNN_FACTS
 assert become_subreaper()
 result = run_smoke(Target(sys.argv[1], "test double"), QNN_FACTS, timeout=60)
 print(json.dumps(result.to_json()))

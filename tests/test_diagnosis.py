@@ -12,6 +12,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from helpers.catalogues import write_catalogue
 from packaging.specifiers import SpecifierSet
 
 from qnndoctor.diagnosis import Fact, catalogue, diagnose
@@ -148,37 +149,6 @@ def test_look_alikes_are_told_apart_by_cues_and_facts(
     assert not result.verdict.tie
 
 
-def _write_catalogue(folder: Path, signatures: list[dict[str, Any]]) -> catalogue.Catalogue:
-    base = {
-        "symptom_examples": ["x"],
-        "distinguishing_facts": [],
-        "cause": "c",
-        "fix": "f",
-        "confidence": "documented",
-        "sources": ["https://example.org/a"],
-    }
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "signatures.json").write_text(
-        json.dumps({"schema_version": 2, "signatures": [{**base, **s} for s in signatures]})
-    )
-    (folder / "harmless.json").write_text(
-        json.dumps(
-            {
-                "schema_version": 1,
-                "harmless": [
-                    {
-                        "id": "cosmetic",
-                        "regex": "Initializing HtpProvider",
-                        "why": "w",
-                        "sources": ["https://example.org/b"],
-                    }
-                ],
-            }
-        )
-    )
-    return catalogue.load_from(folder)
-
-
 def test_specific_evidence_beats_many_generic_words_whatever_the_file_order(tmp_path: Path) -> None:
     generic = {
         "id": "generic",
@@ -199,7 +169,7 @@ def test_specific_evidence_beats_many_generic_words_whatever_the_file_order(tmp_
     text = "QNN error: Failed to load skel, error: 4000"
     for order, folder in (([generic, specific], "a"), ([specific, generic], "b")):
         result = diagnose(
-            text, catalogue=_write_catalogue(tmp_path / folder, order), text_facts=False
+            text, catalogue=write_catalogue(tmp_path / folder, order), text_facts=False
         )
         assert result.ids() == ["specific", "generic"]
         assert [c.score for c in result.candidates] == [9, 5]  # 3 + at most two corroborations
@@ -221,7 +191,7 @@ def test_equal_scores_are_broken_by_specificity_then_facts_never_by_order(tmp_pa
         "patterns": [{"regex": "Unable to load backend, error: load library failed", "weight": 6}],
     }
     for order in ([broad, narrow], [narrow, broad]):
-        cat = _write_catalogue(tmp_path / f"s{order[0]['id']}", order)
+        cat = write_catalogue(tmp_path / f"s{order[0]['id']}", order)
         result = diagnose(text, catalogue=cat, facts=facts)
         assert [c.score for c in result.candidates] == [6, 6]
         assert result.ids()[0] == "z-narrow"  # more specific, though it sorts last by name
@@ -245,7 +215,7 @@ def test_equal_scores_are_broken_by_specificity_then_facts_never_by_order(tmp_pa
         ],
     }
     for order in ([confirmed, counted], [counted, confirmed]):
-        cat = _write_catalogue(tmp_path / f"f{order[0]['id']}", order)
+        cat = write_catalogue(tmp_path / f"f{order[0]['id']}", order)
         result = diagnose(text, catalogue=cat, facts=facts)
         assert [c.rank_key()[:2] for c in result.candidates] == [(9, 6), (9, 6)]
         assert result.ids()[0] == "a-confirmed"
@@ -283,7 +253,7 @@ def test_look_alikes_whose_rounded_resemblance_ties_are_told_apart_by_the_unroun
         "symptom_examples": ["an unrelated phone app message"],
     }
     result = diagnose(
-        text, catalogue=_write_catalogue(tmp_path, [manifest, skel, other]), text_facts=False
+        text, catalogue=write_catalogue(tmp_path, [manifest, skel, other]), text_facts=False
     )
     assert result.ids() == ["z-skel", "a-manifest"]
     first, second = result.candidates
@@ -310,7 +280,7 @@ def test_a_fact_that_fits_none_of_an_entrys_supporting_values_counts_against_it(
             {"fact": "os", "in": ["android"], "effect": "support"},
         ],
     }
-    cat = _write_catalogue(tmp_path, [plugin])
+    cat = write_catalogue(tmp_path, [plugin])
     text = "Failed to load execution provider library: /x/libonnxruntime_providers_qnn.so"
 
     def judged(version: str, os_name: str) -> Any:
@@ -348,7 +318,7 @@ def test_why_first_names_the_fact_that_speaks_against_the_runner_up(tmp_path: Pa
     facts = from_items([Fact("onnxruntime_qnn.version", "1.24.1", "t")])
     result = diagnose(
         "Failed to load execution provider library",
-        catalogue=_write_catalogue(tmp_path, [plugin, other]),
+        catalogue=write_catalogue(tmp_path, [plugin, other]),
         facts=facts,
         text_facts=False,
     )
@@ -382,14 +352,14 @@ def test_a_runner_up_without_an_open_fact_is_told_apart_by_its_own_distinguishin
             "an op named in a validateOpConfig line before the 1002",
         ],
     }
-    cat = _write_catalogue(tmp_path, [top, runner_up])
+    cat = write_catalogue(tmp_path, [top, runner_up])
     text = "Unable to load Skel Library\nFailed to finalize QNN graph. Error code: 1002"
     result = diagnose(text, catalogue=cat, text_facts=False)
     assert result.ids() == ["skel-missing", "op-config"]
     told = result.tell_apart(1)
     assert told.startswith("it is this one if an op named in a validateOpConfig line")
     assert "qnndoctor check" in told
-    bare = _write_catalogue(tmp_path / "bare", [top, {**runner_up, "distinguishing_facts": []}])
+    bare = write_catalogue(tmp_path / "bare", [top, {**runner_up, "distinguishing_facts": []}])
     assert diagnose(text, catalogue=bare, text_facts=False).tell_apart(1) == (
         "run `qnndoctor check` on the affected machine to decide"
     )
@@ -408,7 +378,7 @@ def test_a_true_tie_is_reported_with_the_fact_that_decides(tmp_path: Path) -> No
         "patterns": [{"regex": "exit code 127", "weight": 5}],
         "facts": [{"fact": "emulated", "equals": False, "effect": "require"}],
     }
-    cat = _write_catalogue(tmp_path, [one, two])
+    cat = write_catalogue(tmp_path, [one, two])
     result = diagnose("the process exited with exit code 127", catalogue=cat, text_facts=False)
     assert result.verdict.tie
     assert result.confidence(0) == "low"
@@ -429,7 +399,7 @@ def test_exit_code_alone_raises_nothing_and_only_sharpens(tmp_path: Path) -> Non
         "exit_codes": [0xC0000005],
     }
     other = {"id": "other", "title": "o", "patterns": [{"regex": "access violation", "weight": 5}]}
-    cat = _write_catalogue(tmp_path, [other, crash])
+    cat = write_catalogue(tmp_path, [other, crash])
     assert diagnose("", exit_code=0xC0000005, catalogue=cat).candidates == ()
     assert diagnose("", exit_code=-1073741819, catalogue=cat).candidates == ()
     result = diagnose(
@@ -449,7 +419,7 @@ def test_generic_words_alone_raise_nothing(tmp_path: Path) -> None:
     }
     assert (
         diagnose(
-            "something failed with an error", catalogue=_write_catalogue(tmp_path, [weak])
+            "something failed with an error", catalogue=write_catalogue(tmp_path, [weak])
         ).candidates
         == ()
     )
@@ -468,7 +438,7 @@ def test_a_message_wrapped_at_word_boundaries_is_still_recognised(tmp_path: Path
             {"regex": "FAIL : *Failed", "weight": 4},
         ],
     }
-    cat = _write_catalogue(tmp_path, [entry])
+    cat = write_catalogue(tmp_path, [entry])
     wrapped = (
         "onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL :\n"
         "Failed to generate EP context model since the\n"
@@ -507,7 +477,7 @@ def test_a_wrap_is_any_white_space_with_at_most_one_line_break(
 ) -> None:
     """What a literal space of a pattern accepts between its words."""
     entry = {"id": "gap", "title": "g", "patterns": [{"regex": "Failed to finalize", "weight": 9}]}
-    cat = _write_catalogue(tmp_path, [entry])
+    cat = write_catalogue(tmp_path, [entry])
     found = diagnose(f"Failed{gap}to finalize QNN graph", catalogue=cat, text_facts=False)
     assert (found.ids() == ["gap"]) is joins
 
@@ -524,7 +494,7 @@ def test_a_qnn_error_code_written_in_hex_reads_as_its_decimal_code(tmp_path: Pat
         "title": "s",
         "patterns": [{"regex": "status 0x0\\b", "weight": 5}],
     }
-    cat = _write_catalogue(tmp_path, [entry, other])
+    cat = write_catalogue(tmp_path, [entry, other])
     hex_line = "QnnDsp <E> Failed to create context from binary with err 0x1388"
     assert diagnose(hex_line, catalogue=cat, text_facts=False).ids() == ["code-5000"]
     # the line's own words stay: a pattern written against them still matches
@@ -540,7 +510,7 @@ def test_a_qnn_error_code_written_in_hex_reads_as_its_decimal_code(tmp_path: Pat
 
 def test_harmless_lines_are_removed_before_matching(tmp_path: Path) -> None:
     entry = {"id": "htp", "title": "h", "patterns": [{"regex": "HtpProvider", "weight": 5}]}
-    cat = _write_catalogue(tmp_path, [entry])
+    cat = write_catalogue(tmp_path, [entry])
     result = diagnose("QnnDsp <W> Initializing HtpProvider\nall fine", catalogue=cat)
     assert result.candidates == ()
     assert result.verdict.harmless == ((1, "cosmetic"),)
@@ -590,7 +560,7 @@ def test_verbose_narration_alone_raises_nothing_and_ranks_after_an_error_line(
         "patterns": [{"regex": "Validation FAILED for \\d+ nodes", "weight": 9}],
     }
     error = {"id": "error", "title": "e", "patterns": [{"regex": "No such file", "weight": 8}]}
-    cat = _write_catalogue(tmp_path, [narration, error])
+    cat = write_catalogue(tmp_path, [narration, error])
     verbose = "2026 [V:onnxruntime:, x.cc:1 f] Validation FAILED for 1 nodes in OrtNodeUnit (Det)\n"
     assert diagnose(verbose, catalogue=cat, text_facts=False, resemblance=False).ids() == []
     failing = verbose + "FileNotFoundError: [Errno 2] No such file or directory: ''\n"
@@ -619,7 +589,7 @@ def test_verbose_narration_casts_no_doubt_on_an_error_lines_cause(tmp_path: Path
         "patterns": [{"regex": "No such file", "weight": 7}],
         "symptom_examples": ["FileNotFoundError: [Errno 2] No such file or directory: ''"],
     }
-    cat = _write_catalogue(tmp_path, [narration, error])
+    cat = write_catalogue(tmp_path, [narration, error])
     text = (
         "2026 [V:onnxruntime:, qnn_execution_provider.cc:1713 LogNodeSupport] Validation FAILED"
         " for 1 nodes in OrtNodeUnit (Det) :\n"
@@ -646,7 +616,7 @@ def test_a_log_quoted_in_an_issue_comment_reads_as_the_log(tmp_path: Path) -> No
             }
         ],
     }
-    cat = _write_catalogue(tmp_path, [entry])
+    cat = write_catalogue(tmp_path, [entry])
     log = (
         "Exception ignored in: 'onnxruntime.InferenceSession.run_async callback'\n"
         "TypeError: on_done() takes 1 positional argument but 3 were given\n"

@@ -228,7 +228,7 @@ def test_a_failed_smoke_session_names_its_codes(tmp_path: Path) -> None:
     QNN's words, and the report keeps them (schema-valid, see conftest)."""
     from conftest import validate_report
     from helpers.fake_python import write_fake_python
-    from test_smoke import QNN_FACTS
+    from helpers.smoke_values import QNN_FACTS
 
     from qnndoctor import matrixdata
     from qnndoctor.facts.probed import ProbeFacts

@@ -8,7 +8,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from test_diagnosis import _write_catalogue
+from helpers.catalogues import FILLER, write_catalogue
 
 from qnndoctor.diagnosis import Fact, diagnose
 from qnndoctor.diagnosis.facts import from_items
@@ -32,21 +32,8 @@ SKEL = {
 REWORDED = '[ERROR] "Unable to find a valid interface."\nFailure to initialize model'
 
 
-_NATO = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike"
-# Rarity is measured against the whole catalogue: unrelated entries, as in the real one.
-FILLER = [
-    {
-        "id": f"other-{n}",
-        "title": f"Unrelated cause number {n} of the {word} kind",
-        "patterns": [{"regex": f"unrelated message {n}", "weight": 9}],
-        "symptom_examples": [f"{word} went wrong in step {n}"],
-    }
-    for n, word in enumerate(_NATO.split())
-]
-
-
 def _catalogue(tmp_path: Path, *entries: dict[str, Any]) -> Any:
-    return _write_catalogue(tmp_path, [*(entries or (INTERFACE, SKEL)), *FILLER])
+    return write_catalogue(tmp_path, [*(entries or (INTERFACE, SKEL)), *FILLER])
 
 
 def test_a_reworded_message_gets_a_low_confidence_guess_with_the_words_it_shares(

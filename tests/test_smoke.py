@@ -14,10 +14,10 @@ import psutil
 import pytest
 from conftest import CliResult, validate_report
 from helpers.fake_python import BODY, write_fake_python
+from helpers.smoke_values import GOOD_RESULT, QNN_FACTS
 from helpers.wheels import make_venv, pip_install, site_packages
 
 from qnndoctor.children.runner import Completed
-from qnndoctor.facts.probed import Facts
 from qnndoctor.smoke import EXPECTED, run_smoke
 from qnndoctor.smoke.outcome import classify, exit_code_name
 from qnndoctor.target.interpreter import Target
@@ -26,21 +26,6 @@ Cli = Callable[..., CliResult]
 EXPECTED_VALUES = json.loads(EXPECTED.read_text())
 
 # Facts that say onnxruntime-qnn is installed, so the smoke session runs.
-QNN_FACTS = Facts.from_json(
-    {
-        "installs": {
-            "status": "ok",
-            "values": {
-                "distributions": [
-                    {"canonical_name": "onnxruntime-qnn", "provides_modules": ["onnxruntime_qnn"]}
-                ]
-            },
-            "sources": {},
-        }
-    }
-)
-
-
 @pytest.fixture(scope="module")
 def broken_copy(
     tmp_path_factory: pytest.TempPathFactory, healthy_venv: Path
@@ -151,7 +136,6 @@ def _fake_target(tmp_path: Path, body: str) -> Target:
     return Target(str(write_fake_python(tmp_path, body)), "test double")
 
 
-GOOD_RESULT = "@@qnndoctor-smoke@@" + json.dumps({"status": "passed", "path": "plugin-2.x"})
 
 
 @pytest.mark.parametrize(
@@ -275,7 +259,7 @@ def test_monolithic_path_with_plain_onnxruntime_over_it(
 ) -> None:
     """The seed's first failure: onnxruntime-qnn 1.x installed, then plain
     onnxruntime over it; the real onnxruntime that now loads has no QNN EP."""
-    from test_check_envs import monolithic_qnn_wheel
+    from helpers.monolithic import monolithic_qnn_wheel
 
     python = make_venv(tmp_path / "venv")
     pip_install(python, str(monolithic_qnn_wheel(tmp_path / "w")))
