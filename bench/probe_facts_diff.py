@@ -27,8 +27,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from _common import add_wheels_argument, healthy_wheels
+from helpers.monolithic import monolithic_qnn_wheel
 from helpers.wheels import make_venv, pip_install, site_packages
-from test_check_envs import monolithic_qnn_wheel
 
 from qnndoctor.children.launch import probe_argv
 from qnndoctor.target.collect import PART_MARKER
