@@ -140,6 +140,42 @@ def test_a_closed_pipe_ends_quietly_everywhere(tmp_path: Path, command: list[str
     assert b"Traceback" not in err and b"BrokenPipe" not in err and b"Errno 32" not in err
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["lint", "LINT"],
+        ["lint", "LINT", "--format", "sarif"],
+        ["explain", "--log", "LOG"],
+        ["recommend", "--platform", "win_arm64", "--python-version", "3.8"],
+        ["model", "MODEL", "--no-run"],
+    ],
+)
+def test_a_closed_pipe_keeps_every_commands_verdict(tmp_path: Path, command: list[str]) -> None:
+    """`qnndoctor lint app.py | head -3` and the like: the command runs to its
+    end with nobody reading, so its exit code is the same verdict as with a
+    reader (lint once exited 0 with findings), and stderr still says it."""
+    from qnndoctor.smoke import MODEL
+
+    log = tmp_path / "log.txt"
+    log.write_text(
+        "onnxruntime-qnn 1.19.0\nUserWarning: Specified provider 'QNNExecutionProvider' "
+        "is not in available provider names.\n" * 50,
+        encoding="utf-8",
+    )
+    lint = Path(__file__).resolve().parent / "lint_cases" / "options"
+    files = {"MODEL": str(MODEL), "LOG": str(log), "LINT": str(lint)}
+    argv = [sys.executable, "-m", "qnndoctor", *[files.get(a, a) for a in command]]
+    whole = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, cwd=tmp_path)
+    assert whole.stdout, whole.stderr  # there is something to cut short
+    code, err = _with_the_reader_gone(argv, tmp_path)
+    assert code == whole.returncode, (code, whole.returncode, err)
+    assert b"Traceback" not in err
+    if command[0] == "lint":
+        assert whole.returncode == 1
+    if command == ["lint", "LINT"]:
+        assert b"findings in" in err  # the summary line, on stderr
+
+
 @pytest.mark.parametrize("text_format", ["text", "markdown", "json"])
 def test_a_closed_pipe_keeps_the_checks_verdict_as_its_exit_code(
     healthy_venv: Path, tmp_path: Path, text_format: str

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from .. import exitcodes
 from . import parser
@@ -198,6 +198,36 @@ def reader_gone() -> None:
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+class _ReaderMayLeave:
+    """stdout for a subcommand: when its reader goes away (`| head -3`), the
+    rest of the output goes nowhere and the command runs to its end, so its
+    exit code is its verdict (findings, not ready, ...) and what it says on
+    stderr is still said, as for `check`."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            reader_gone()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            reader_gone()
+
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding, ...
+        return getattr(self._stream, name)
+
+
+def _stdout() -> TextIO:
+    return cast(TextIO, _ReaderMayLeave(sys.stdout))
+
+
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command in ("recommend", "matrix"):
         from . import matrix as matrix_command
@@ -207,33 +237,33 @@ def _dispatch(args: argparse.Namespace) -> int:
             if args.command == "recommend"
             else matrix_command.run_matrix
         )
-        return handler(args, sys.stdout, sys.stderr)
+        return handler(args, _stdout(), sys.stderr)
     if args.command == "explain":
         from .explain import run_explain
 
-        return run_explain(args, sys.stdout, sys.stderr)
+        return run_explain(args, _stdout(), sys.stderr)
     if args.command == "model":
         from .model import run_model
 
-        return run_model(args, sys.stdout, sys.stderr)
+        return run_model(args, _stdout(), sys.stderr)
     if args.command == "fix":
         from .fix import run_fix
 
         args.owns_process = _OWNS_PROCESS
-        return run_fix(args, sys.stdout, sys.stderr)
+        return run_fix(args, _stdout(), sys.stderr)
     if args.command == "bisect":
         from .bisect import run_bisect_command
 
         args.owns_process = _OWNS_PROCESS
-        return run_bisect_command(args, sys.stdout, sys.stderr)
+        return run_bisect_command(args, _stdout(), sys.stderr)
     if args.command == "lint":
         from .lint import run_lint
 
-        return run_lint(args, sys.stdout, sys.stderr)
+        return run_lint(args, _stdout(), sys.stderr)
     if args.command == "fleet":
         from .fleet import run_fleet_command
 
-        return run_fleet_command(args, sys.stdout, sys.stderr)
+        return run_fleet_command(args, _stdout(), sys.stderr)
     if args.command == "check":
         return run_check(args, sys.stdout, sys.stderr)
     if args.command == "report":
