@@ -19,9 +19,9 @@ from helpers.wheels import make_venv, pip_install
 HERE = Path(__file__).resolve().parent
 # The decisions memo (qnndoctor/report/memo.py) would let one test's check answer
 # another's with the same facts, and writes to the user's cache: off for the
-# suite (inherited by every subprocess); tests/test_memo.py turns it on.
+# suite (inherited by every subprocess); tests/report/test_memo.py turns it on.
 os.environ["QNNDOCTOR_NO_MEMO"] = "1"
-os.environ["QNNDOCTOR_NO_EVIDENCE"] = "1"  # bisect's local evidence: tests/test_bisect.py
+os.environ["QNNDOCTOR_NO_EVIDENCE"] = "1"  # bisect's local evidence: tests/bisect/test_bisect.py
 # The local evidence store (qnndoctor/evidence) would show a user's own fleet
 # data in `recommend`: an empty folder for the suite (test_fleet.py sets its own).
 os.environ.setdefault(

@@ -186,3 +186,27 @@ def test_concern_folders_import_nothing_at_package_level() -> None:
     for folder in ("cli", "children", "target", "facts", "rules", "resolver", "report"):
         tree = ast.parse((package / folder / "__init__.py").read_text("utf-8"))
         assert [type(node).__name__ for node in tree.body] == ["Expr"], folder
+
+
+def test_tests_mirror_the_package() -> None:
+    """The test of a module is found in one try: each folder of tests/ (but
+    its fixtures) is named for a folder of the code, and no test file is
+    left loose at the top but the whole-program ones."""
+    tests = Path(__file__).resolve().parent
+    repo = tests.parent
+    code = {"probes": repo / "probes", "matrix_refresh": repo / "matrix" / "refresh"}
+    fixtures = {"helpers", "data", "diagnosis_corpus", "lint_cases", "lint_correct", "__pycache__"}
+    for folder in sorted(p for p in tests.iterdir() if p.is_dir() and p.name not in fixtures):
+        mirrored = code.get(folder.name, repo / "qnndoctor" / folder.name)
+        assert mirrored.is_dir(), f"tests/{folder.name}/ mirrors no folder of the code"
+        assert list(folder.glob("test_*.py")), folder
+    loose = sorted(p.name for p in tests.glob("test_*.py"))
+    whole_program = [
+        "test_api.py",  # the Python API
+        "test_architecture.py",  # the layout itself
+        "test_check_envs.py",  # `check` end to end on real environments
+        "test_decoding.py",  # decoding.py (top level)
+        "test_headstart.py",  # headstart.py (top level)
+        "test_prescriptions.py",  # every printed command, run as printed
+    ]
+    assert loose == whole_program

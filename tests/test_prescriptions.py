@@ -12,7 +12,7 @@ sentences are often alternatives ("..., or ..."), so they are checked, not
 run: they must parse and hold no placeholder. Windows commands (from tickets
 with Windows facts) are tokenised by cmd's and PowerShell's rules, not run.
 pip runs offline on the cached real wheels (pip's own PIP_NO_INDEX /
-PIP_FIND_LINKS configuration, as in tests/test_fix.py).
+PIP_FIND_LINKS configuration, as in tests/fix/test_fix.py).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """A fleet of tickets generated from real ones (``report -o`` of real venvs):
-the facts a fleet varies are edited the way tests/test_rediagnosis_grid.py
+the facts a fleet varies are edited the way tests/diagnosis/test_rediagnosis_grid.py
 edits them (platform, SoC, Python, emulation, NPU driver, OS build), and the
 per-run parts (created, smoke time) vary per ticket. Used by
-tests/test_fleet.py and bench/bench_fleet.py."""
+tests/fleet/test_fleet.py and bench/bench_fleet.py."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from qnndoctor.diagnosis.document import explain
 from qnndoctor.matrixdata import load_socs
 from qnndoctor.smoke import MODEL as QDQ_MODEL
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _found(*lines: str) -> list[tuple[int, int, str]]:

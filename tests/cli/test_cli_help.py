@@ -15,7 +15,7 @@ import pytest
 from qnndoctor import exitcodes
 from qnndoctor.cli.parser import build as _parser
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "docs" / "cli.md").read_text("utf-8")  # the reference the README links to
 FRONT_DOOR = (ROOT / "README.md").read_text("utf-8")
 _OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")

@@ -18,7 +18,7 @@ import pytest
 from qnndoctor.diagnosis import diagnose, load, prefilter, resemblance, textfacts
 from qnndoctor.diagnosis.prefilter import LineGate, Literals, fold, plan
 
-CORPUS = Path(__file__).parent / "diagnosis_corpus"
+CORPUS = Path(__file__).parents[1] / "diagnosis_corpus"
 FAILURE_ID = "dev-018"  # "Failed to finalize QNN graph" (a real report)
 
 

@@ -1,6 +1,6 @@
 """What-if mode (`qnndoctor recommend --platform ... --python-version ...`):
 named answers and the CLI's bad-input handling. The grid of every cell
-against the raw wheel records is tests/test_resolver_grid.py."""
+against the raw wheel records is tests/resolver/test_resolver_grid.py."""
 
 from __future__ import annotations
 

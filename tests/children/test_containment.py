@@ -279,7 +279,7 @@ def test_the_command_line_adopts_a_daemon_that_scrubbed_its_environment(
 
     body = SCRUBBED + f"time.sleep(0.5)\nprint({GOOD_RESULT!r}, flush=True)\n"
     target = write_fake_python(tmp_path, body)
-    tests = Path(__file__).resolve().parent
+    tests = Path(__file__).resolve().parents[1]
     owner = subprocess.run(
         [sys.executable, "-c", OWNER, str(target)],
         capture_output=True,

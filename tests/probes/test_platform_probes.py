@@ -24,7 +24,7 @@ from qnndoctor.resolver.recommend import profile_from_facts
 from qnndoctor.rules.registry import evaluate
 from qnndoctor.target.binaries.pe import read_pe
 
-ANSWERS = json.loads((Path(__file__).parent / "data" / "platform_answers.json").read_text())
+ANSWERS = json.loads((Path(__file__).parents[1] / "data" / "platform_answers.json").read_text())
 MATRIX = load()
 
 

@@ -222,7 +222,7 @@ def test_matrix_names_the_release_that_loads_a_newer_context() -> None:
 def test_every_model_finding_is_documented() -> None:
     from qnndoctor.model.findings import KINDS
 
-    docs = (Path(__file__).resolve().parent.parent / "docs" / "model.md").read_text("utf-8")
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "model.md").read_text("utf-8")
     assert [k for k in KINDS if f"| `{k}` |" not in docs] == []
 
 

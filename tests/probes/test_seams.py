@@ -23,7 +23,7 @@ from qnndoctor.rules.declare import Rule
 from qnndoctor.rules.findings import Finding, Severity
 from qnndoctor.rules.registry import evaluate
 
-ANSWERS = json.loads((Path(__file__).parent / "data" / "windows_answers.json").read_text())
+ANSWERS = json.loads((Path(__file__).parents[1] / "data" / "windows_answers.json").read_text())
 MATRIX = load()
 
 

@@ -120,7 +120,7 @@ def test_json_is_redacted_by_default(
 
 
 def test_docs_list_every_finding() -> None:
-    docs = Path(__file__).resolve().parent.parent / "docs"
+    docs = Path(__file__).resolve().parents[2] / "docs"
     text = (docs / "findings.md").read_text("utf-8")
     for kind in all_finding_kinds():
         assert f"`{kind.id}`" in text, f"docs/findings.md lacks {kind.id}"
@@ -147,7 +147,7 @@ def test_broken_matrix_data_is_a_clear_error(tmp_path: Path) -> None:
 def test_runs_from_a_source_checkout(healthy_venv: Path) -> None:
     """`python -m qnndoctor` in the repository root imports the source tree,
     where probes/ and matrix/ sit beside qnndoctor/."""
-    repo = Path(__file__).resolve().parent.parent
+    repo = Path(__file__).resolve().parents[2]
     done = subprocess.run(
         [sys.executable, "-m", "qnndoctor", "check", "--python", str(healthy_venv), "--json"],
         cwd=repo,

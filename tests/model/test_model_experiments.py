@@ -263,7 +263,7 @@ def test_profile_reader_on_the_csv_the_simulator_wrote() -> None:
     (profiling_level=detailed, onnxruntime-qnn 2.7.0, simulator), as written."""
     from qnndoctor.model.experiment.profile import read_profile
 
-    text = (Path(__file__).parent / "data" / "qnn_profile_qdq_add.csv").read_text("utf-8")
+    text = (Path(__file__).parents[1] / "data" / "qnn_profile_qdq_add.csv").read_text("utf-8")
     profile = read_profile(text, {"add": "Add"}, 0.4, 0.01)
     assert profile.status == "read" and profile.executions == 3
     # The warm-up execution (16048 us) is left out: median of 3346 and 140.

@@ -18,7 +18,7 @@ import pytest
 import qnndoctor
 from qnndoctor.lint import lint_paths
 
-CASES = Path(__file__).resolve().parent / "lint_cases"
+CASES = Path(__file__).resolve().parents[1] / "lint_cases"
 QDQ_ADD = str(resources.files("qnndoctor").joinpath("smoke/qdq_add.onnx"))
 
 

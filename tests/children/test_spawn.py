@@ -17,7 +17,7 @@ import pytest
 from qnndoctor.children import spawn
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "posix_spawn"), reason="POSIX only")
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # Runs in a fresh, single-threaded interpreter: spawns CHILD with spawn.spawn
 # in a new folder, with one inheritable descriptor of its own open, and

@@ -20,7 +20,7 @@ else:  # the maintainers' tool is not in the wheel: loaded from the repository
     load_refresh_tool()
     options_source = importlib.import_module("matrix.refresh.options_source")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 SESSION_H = """\
 static const char* const kOrtSessionOptionsDisableCPUEPFallback = "session.disable_cpu_ep_fallback";

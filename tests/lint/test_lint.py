@@ -19,7 +19,7 @@ from qnndoctor.lint.checks import Target
 from qnndoctor.lint.knowledge import load
 from qnndoctor.lint.rules import BY_CODE, RULES
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]
 ROOT = HERE.parent
 CASES = HERE / "lint_cases"
 CORRECT = HERE / "lint_correct"

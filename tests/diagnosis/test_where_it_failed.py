@@ -75,7 +75,7 @@ def test_a_log_pasted_with_its_line_numbers_reads_as_the_log() -> None:
     import json
     from pathlib import Path
 
-    part = Path(__file__).parent / "diagnosis_corpus" / "runtime" / "dev-enum-run.json"
+    part = Path(__file__).parents[1] / "diagnosis_corpus" / "runtime" / "dev-enum-run.json"
     case = next(c for c in json.loads(part.read_text("utf-8"))["cases"] if c["id"] == "run-010")
     plain = diagnose(case["text"]).ids()[:1]
     assert plain == [case["expected"]]

@@ -13,7 +13,7 @@ import pytest
 from qnndoctor.diagnosis import diagnose
 from qnndoctor.diagnosis.catalogue import load
 
-CORPUS = Path(__file__).parent / "diagnosis_corpus"
+CORPUS = Path(__file__).parents[1] / "diagnosis_corpus"
 
 
 PARTS = sorted(p.stem for p in CORPUS.glob("*.json"))

@@ -162,7 +162,7 @@ def test_a_closed_pipe_keeps_every_commands_verdict(tmp_path: Path, command: lis
         "is not in available provider names.\n" * 50,
         encoding="utf-8",
     )
-    lint = Path(__file__).resolve().parent / "lint_cases" / "options"
+    lint = Path(__file__).resolve().parents[1] / "lint_cases" / "options"
     files = {"MODEL": str(MODEL), "LOG": str(log), "LINT": str(lint)}
     argv = [sys.executable, "-m", "qnndoctor", *[files.get(a, a) for a in command]]
     whole = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, cwd=tmp_path)
