@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .catalogue import Catalogue, Condition, HarmlessLine, Pattern, Signature, normalize_exit_code
+from .causal import causal_order, chained_at
 from .codelines import code_spans, outside_code
 from .facts import DiagnosisFacts
 from .prefilter import LineGate, Literals, fold, search
@@ -47,15 +48,6 @@ MAX_RESEMBLANCE_BONUS = 3
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _QUOTE = re.compile(r"^(?:> ?)+")  # Markdown quote markers, nested ones too
 MAX_LINE = 4000
-# Python prints a chained exception's cause first, but only when the program
-# ends: log lines of the later failure come before it in the text although
-# they happened after it. What precedes one of these markers (up to the next
-# traceback) was raised before the exception that follows the marker.
-_CHAINED = re.compile(
-    r"The above exception was the direct cause of the following exception"
-    r"|During handling of the above exception, another exception occurred"
-)
-_TRACEBACK = "Traceback (most recent call last)"
 # onnxruntime's Python API, after a failed session with an EP: it retries on the
 # fallback providers, whose own failure then follows from the first one.
 _RETRY = re.compile(r"Falling back to \[[^\]\n]*\] and retrying")
@@ -466,31 +458,6 @@ def _weak_and_doubtful(candidate: Candidate) -> bool:
     return bool(candidate.contradicted) or (
         resemblance is not None and resemblance < MIN_SIMILARITY
     )
-
-
-def chained_at(text: str) -> list[int]:
-    """Where ``text`` has Python's exception-chaining lines (``_CHAINED``);
-    read once per text, for the causal order and for the follow-on markers."""
-    if "above exception" not in text:  # both lines say it: skip the scan of a long log
-        return []
-    return [m.start() for m in _CHAINED.finditer(text)]
-
-
-def causal_order(text: str, chained: list[int] | None = None) -> Callable[[int], tuple[int, int]]:
-    """A sort key for positions in ``text`` in the order things happened:
-    a position in a chained exception's cause (before a ``_CHAINED`` marker,
-    with no new traceback in between) comes before every other position.
-    ``chained``: ``chained_at(text)``, when the caller has it already."""
-    markers = sorted(
-        [(at, True) for at in (chained_at(text) if chained is None else chained)]
-        + [(m.start(), False) for m in re.finditer(re.escape(_TRACEBACK), text)]
-    )
-
-    def when(position: int) -> tuple[int, int]:
-        following = next((chained for at, chained in markers if at > position), False)
-        return (0 if following else 1, position)
-
-    return when
 
 
 def root_cause_first(
