@@ -35,6 +35,11 @@ SESSION_HEADER = "include/onnxruntime/core/session/onnxruntime_session_options_c
 RUN_HEADER = "include/onnxruntime/core/session/onnxruntime_run_options_config_keys.h"
 QNN_DIR = "onnxruntime/core/providers/qnn/"
 EP_LIBRARY_NAMES = ("libonnxruntime_providers_qnn.so", "onnxruntime_providers_qnn.dll")
+# onnxruntime-qnn 1.17-1.20 for Windows build the QNN EP into onnxruntime itself
+# (no providers_qnn library in the wheel): its provider-option keys are strings
+# there, beside onnxruntime's own session and run config keys.
+MONOLITHIC_LIBRARY_NAMES = ("onnxruntime.dll", "onnxruntime_pybind11_state.pyd")
+_QNN_EP_MARK = b"QNNExecutionProvider"
 
 _HEADER_KEY = re.compile(r'static\s+const\s+char\s*\*\s*const\s+(k\w+)\s*=\s*"([^"]+)"')
 _STRING_CONST = re.compile(
@@ -211,13 +216,25 @@ def extract_source(
     return reads
 
 
-def library_strings(wheel: Path) -> set[str]:
-    """The printable strings (length >= 4) of the EP library inside a wheel."""
+def library_strings(wheel: Path) -> tuple[set[str], str, bool]:
+    """The printable strings (length >= 4) of the QNN EP's library inside a
+    wheel, the library's file name, and whether it is onnxruntime itself with
+    the EP built in (1.17-1.20 on Windows): then its session and run config
+    key strings are onnxruntime's, and only provider options speak for the EP."""
     with zipfile.ZipFile(wheel) as archive:
-        names = [n for n in archive.namelist() if n.rsplit("/", 1)[-1] in EP_LIBRARY_NAMES]
-        if not names:
-            raise SystemExit(f"{wheel}: no QNN EP library inside")
-        data = archive.read(names[0])
+        by_name = {n.rsplit("/", 1)[-1]: n for n in archive.namelist()}
+        for library in EP_LIBRARY_NAMES:
+            if library in by_name:
+                return _printable(archive.read(by_name[library])), library, False
+        for library in MONOLITHIC_LIBRARY_NAMES:
+            if library in by_name:
+                data = archive.read(by_name[library])
+                if _QNN_EP_MARK in data:
+                    return _printable(data), library, True
+    raise SystemExit(f"{wheel}: no QNN EP library inside")
+
+
+def _printable(data: bytes) -> set[str]:
     return {m.group().decode("ascii") for m in re.finditer(rb"[\x20-\x7e]{4,}", data)}
 
 
@@ -268,9 +285,19 @@ def build(
         entry = options.setdefault(("provider_option", key), _new("provider_option", key))
         entry["evidence"].append(evidence)
     for release, wheel in wheels:
-        strings = library_strings(wheel)
-        sources.append({"release": release, "kind": "library-strings", "wheel": wheel.name})
-        for (_kind, key), entry in options.items():
+        strings, library, monolithic = library_strings(wheel)
+        sources.append(
+            {
+                "release": release,
+                "kind": "library-strings",
+                "wheel": wheel.name,
+                "library": library,
+                "monolithic": monolithic,
+            }
+        )
+        for (kind, key), entry in options.items():
+            if monolithic and kind != "provider_option":
+                continue  # onnxruntime's own string in the same library: says nothing of the EP
             if (entry["read_by_qnn_ep"] or key in candidate_keys) and _in_strings(key, strings):
                 entry["in_library_strings"].append(release)
                 _add_release(entry, release)

@@ -297,3 +297,15 @@ def test_readme_shows_a_current_lint_run(cli: Callable[..., Any], monkeypatch: p
     result = cli("lint", *match.group(1).split())
     assert result.out + result.err == match.group(2)
     assert result.code == int(match.group(3))
+
+
+def test_a_1x_release_is_judged_with_its_own_library_data() -> None:
+    """1.17 to 1.22 have data of their own (the strings of their win_arm64
+    wheels' EP library): an option added later is not read by 1.17.3, and the
+    ones 1.17.3 holds pass."""
+    assert load().data_release("1.17.3") == "1.17.3"
+    assert load().data_release("1.19.2") == "1.19.0"  # no data of its own: the one below it
+    later = qnndoctor.check_options({"enable_htp_fp16_precision": "1"}, onnxruntime_qnn="1.17.3")
+    assert [f.code for f in later] == ["QND010"] and "read in:" in later[0].message
+    assert qnndoctor.check_options({"enable_htp_fp16_precision": "1"}, onnxruntime_qnn="1.22.2") == []
+    assert qnndoctor.check_options({"htp_performance_mode": "burst", "vtcm_mb": "8"}, onnxruntime_qnn="1.17.3") == []

@@ -117,3 +117,36 @@ def test_extracts_keys_lines_values_defaults_per_release(tmp_path: Path) -> None
     assert affinity["source"]["line"] == 3  # the 2.x source reads it: its newest reading line
     assert vtcm["source"]["commit"] == new
     assert rows[("run_config", "qnn.rpc_control_latency")]["source"]["path"].endswith("run_options_config_keys.h")
+
+
+def test_a_monolithic_1x_library_speaks_only_for_provider_options(tmp_path: Path) -> None:
+    """onnxruntime-qnn 1.17-1.20 for Windows build the QNN EP into onnxruntime
+    itself: its provider-option strings are the EP's, but the session-config
+    strings beside them are onnxruntime's own and prove nothing about the EP.
+    A library without the EP's name in it is not taken for it."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    new = _commit(repo, EP_2X, "2.x")
+    old = _commit(repo, EP_1X, "1.x")
+    monolithic = tmp_path / "onnxruntime_qnn-1.18.1-cp311-cp311-win_arm64.whl"
+    strings = b"\x00QNNExecutionProvider\x00htp_performance_mode\x00session.disable_cpu_ep_fallback\x00"
+    with zipfile.ZipFile(monolithic, "w") as archive:
+        archive.writestr("onnxruntime/capi/onnxruntime.dll", b"MZ no EP here\x00vtcm_mb\x00")
+        archive.writestr("onnxruntime/capi/onnxruntime_pybind11_state.pyd", b"MZ" + strings)
+    found, library, is_monolithic = options_source.library_strings(monolithic)
+    assert library == "onnxruntime_pybind11_state.pyd" and is_monolithic
+    assert "htp_performance_mode" in found and "vtcm_mb" not in found
+    doc = options_source.build(repo / ".git", [("2.0.0", new), ("1.0.0", old)], [("1.18.1", monolithic)], "test/repo")
+    jsonschema.validate(doc, json.loads((ROOT / "matrix" / "options.schema.json").read_text("utf-8")))
+    rows = {(r["kind"], r["key"]): r for r in doc["options"]}
+    assert "1.18.1" in rows[("provider_option", "htp_performance_mode")]["releases"]
+    assert "1.18.1" not in rows[("session_config", "session.disable_cpu_ep_fallback")]["releases"]
+    [source] = [s for s in doc["provenance"]["sources"] if s["kind"] == "library-strings"]
+    assert source == {
+        "release": "1.18.1",
+        "kind": "library-strings",
+        "wheel": monolithic.name,
+        "library": "onnxruntime_pybind11_state.pyd",
+        "monolithic": True,
+    }
