@@ -33,6 +33,10 @@ from .prefilter import Requirement
 from .wrapping import compiled, wrap_tolerant
 
 FORMAT = 1
+# Entries kept: each catalogue (an update, a new qnndoctor) gets its own file,
+# so older ones are removed once a new one is written; a few stay for
+# qnndoctor installations side by side that share the cache folder.
+KEEP = 4
 events: list[str] = []  # what happened to the cache in this process
 
 
@@ -155,6 +159,28 @@ def _write(path: Path, plans: Plans) -> None:
             raise
     except OSError as exc:
         events.append(f"catalogue plan cache not written ({exc.strerror or exc}): built each run")
+        return
+    _prune(path.parent)
+
+
+def _prune(folder: Path) -> None:
+    """Keep the ``KEEP`` newest entries (and no stray temporary file of a
+    run that was killed while writing)."""
+    dated = []
+    for entry in [*folder.glob("plans-*.json"), *folder.glob(".plans-*.tmp")]:
+        try:
+            dated.append((entry.stat().st_mtime_ns, entry))
+        except OSError:  # removed by another run meanwhile
+            continue
+    kept = 0
+    for _, entry in sorted(dated, reverse=True):
+        if entry.suffix == ".json" and kept < KEEP:
+            kept += 1
+            continue
+        try:
+            entry.unlink(missing_ok=True)
+        except OSError as exc:
+            events.append(f"catalogue plan cache: {entry.name} not removed ({exc.strerror or exc})")
 
 
 def load(

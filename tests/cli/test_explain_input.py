@@ -162,6 +162,26 @@ def test_the_plan_cache_is_written_read_and_not_needed(tmp_path: Path) -> None:
     assert b"Traceback" not in unwritable.stderr
 
 
+def test_the_plan_cache_keeps_only_its_newest_entries(tmp_path: Path) -> None:
+    """Every catalogue (an update, a new qnndoctor) writes its own entry: the
+    old ones, and temporary files of a run killed while writing, are removed."""
+    folder = tmp_path / "cache" / "qnndoctor" / "catalogue"
+    folder.mkdir(parents=True)
+    for age in range(plancache.KEEP + 3):
+        old = folder / f"plans-old{age}.json"
+        old.write_text("{}")
+        os.utime(old, ns=(1_000_000_000 * (age + 1),) * 2)
+    (folder / ".plans-killed.tmp").write_text("{")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    argv = [sys.executable, "-m", "qnndoctor", "explain", "--json", "--log", "-"]
+    run = subprocess.run(argv, input=FAILURE.encode(), env=env, capture_output=True, timeout=120)
+    assert run.returncode in (0, 1), run.stderr
+    left = sorted(p.name for p in folder.iterdir())
+    newest_old = [f"plans-old{age}.json" for age in range(4, plancache.KEEP + 3)]
+    assert len(left) == plancache.KEEP and set(newest_old) < set(left)  # the new entry + 3 newest
+    assert not [name for name in left if name.endswith(".tmp")]
+
+
 def test_not_text_is_an_error_value() -> None:
     with pytest.raises(NotText, match="blob is not a text log"):
         read_log(io.BytesIO(bytes(range(256)) * 400), "blob")
