@@ -64,57 +64,10 @@ def _write_candidate(out: TextIO, c: dict[str, Any], heading: str) -> None:
 
 
 def render_text(document: dict[str, Any], out: TextIO) -> None:
-    candidates = document["candidates"]
-    facts = document["facts"]["used"]
-    if not candidates:
-        out.write("No known failure cause matches this text.\n")
-        if document.get("failure_lines"):
-            out.write(
-                "Lines that read like the failure (to search for; `--json` has them redacted):\n"
-            )
-            for item in document["failure_lines"]:
-                out.write(f"  line {item['line']}: {item['text']}\n")
-        _write_exit_status(out, document.get("exit_status"))
-        out.write(NEXT_STEPS)
+    if document["candidates"]:
+        _write_candidates(document, out)
     else:
-        guess = candidates[0].get("raised_by") == "resemblance"
-        # (a tie of two strong matches is no weak match: the tie line says what decides)
-        if candidates[0]["confidence"] == "low" and (
-            not document["tie"] or candidates[0]["score"] < WEAK_SCORE
-        ):
-            out.write(WEAK_NOTE)
-        matched = any(c.get("raised_by") != "resemblance" for c in candidates)
-        heading = (
-            "Closest known cause (a guess: the messages that matched are weak and doubtful)"
-            if matched
-            else "Closest known cause (a guess: no catalogued message matched)"
-        )
-        _write_candidate(out, candidates[0], heading if guess else "Most likely cause")
-        if document.get("follows_from"):
-            earlier = document["follows_from"]
-            out.write(
-                "  this message only follows from an earlier failure; the first one the log "
-                f"gives (no catalogued cause matched it), line {earlier['line']}:\n"
-                f"    {earlier['text']}\n"
-            )
-        if document["tie"]:
-            out.write(f"  tied with {candidates[1]['id']}: {candidates[1].get('tell_apart', '')}\n")
-        elif document["why_first"]:
-            out.write(f"  why first: {'; '.join(document['why_first'])}\n")
-        for rank, c in enumerate(candidates[1 : 1 + RUNNERS_UP], 2):
-            guessed = (
-                " (a guess: its symptoms resemble the text)"
-                if c.get("raised_by") == "resemblance"
-                else " (only in verbose / info lines: what the session narrated)"
-                if c.get("verbose_only")
-                else ""
-            )
-            out.write(f"\n{rank}. {c['title']}  [{c['id']}, score {c['score']}]{guessed}\n")
-            out.write(f"   tell apart: {c['tell_apart']}\n")
-        if len(candidates) > 1 + RUNNERS_UP:
-            out.write(
-                f"\n(+{len(candidates) - 1 - RUNNERS_UP} weaker candidates: --json lists all)\n"
-            )
+        _write_no_match(document, out)
     _write_where(out, document.get("where"))
     if document.get("qnn_error_codes"):
         out.write("\nQNN error codes in the text (the words of QNN's API headers):\n")
@@ -124,6 +77,61 @@ def render_text(document: dict[str, Any], out: TextIO) -> None:
         out.write("\nRuled out by the facts:\n")
         for item in document["excluded"][:5]:
             out.write(f"  {item['id']}: {item['because']}\n")
+    _write_facts(document, out)
+
+
+def _write_no_match(document: dict[str, Any], out: TextIO) -> None:
+    out.write("No known failure cause matches this text.\n")
+    if document.get("failure_lines"):
+        out.write("Lines that read like the failure (to search for; `--json` has them redacted):\n")
+        for item in document["failure_lines"]:
+            out.write(f"  line {item['line']}: {item['text']}\n")
+    _write_exit_status(out, document.get("exit_status"))
+    out.write(NEXT_STEPS)
+
+
+def _write_candidates(document: dict[str, Any], out: TextIO) -> None:
+    candidates = document["candidates"]
+    guess = candidates[0].get("raised_by") == "resemblance"
+    # (a tie of two strong matches is no weak match: the tie line says what decides)
+    if candidates[0]["confidence"] == "low" and (
+        not document["tie"] or candidates[0]["score"] < WEAK_SCORE
+    ):
+        out.write(WEAK_NOTE)
+    matched = any(c.get("raised_by") != "resemblance" for c in candidates)
+    heading = (
+        "Closest known cause (a guess: the messages that matched are weak and doubtful)"
+        if matched
+        else "Closest known cause (a guess: no catalogued message matched)"
+    )
+    _write_candidate(out, candidates[0], heading if guess else "Most likely cause")
+    if document.get("follows_from"):
+        earlier = document["follows_from"]
+        out.write(
+            "  this message only follows from an earlier failure; the first one the log "
+            f"gives (no catalogued cause matched it), line {earlier['line']}:\n"
+            f"    {earlier['text']}\n"
+        )
+    if document["tie"]:
+        out.write(f"  tied with {candidates[1]['id']}: {candidates[1].get('tell_apart', '')}\n")
+    elif document["why_first"]:
+        out.write(f"  why first: {'; '.join(document['why_first'])}\n")
+    for rank, c in enumerate(candidates[1 : 1 + RUNNERS_UP], 2):
+        guessed = (
+            " (a guess: its symptoms resemble the text)"
+            if c.get("raised_by") == "resemblance"
+            else " (only in verbose / info lines: what the session narrated)"
+            if c.get("verbose_only")
+            else ""
+        )
+        out.write(f"\n{rank}. {c['title']}  [{c['id']}, score {c['score']}]{guessed}\n")
+        out.write(f"   tell apart: {c['tell_apart']}\n")
+    if len(candidates) > 1 + RUNNERS_UP:
+        out.write(f"\n(+{len(candidates) - 1 - RUNNERS_UP} weaker candidates: --json lists all)\n")
+
+
+def _write_facts(document: dict[str, Any], out: TextIO) -> None:
+    facts = document["facts"]["used"]
     out.write("\nFacts used" + (":\n" if facts else ": none\n"))
     for fact in facts:
         value = fact["value"]
