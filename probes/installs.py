@@ -14,10 +14,10 @@ from __future__ import annotations
 import csv
 import io
 import os
-import sys
 
 from ._names import is_flavour_folder, is_key_file_name
 from ._requirements import requirements_present
+from ._searchpath import SearchEntry, module_resolution, search_path
 from ._util import (
     LazyPattern,
     absolute,
@@ -25,13 +25,12 @@ from ._util import (
     hash_file,
     open_regular,
     show,
-    working_folder,
 )
 from .base import Context, ProbeOutput
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the target's startup skips `typing`
-    from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+    from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 NAME = "installs"
 
@@ -83,42 +82,6 @@ def _read_bytes(path: str, limit: int = 16 * 1024 * 1024) -> Optional[bytes]:
             return handle.read(limit)
     except OSError:
         return None
-
-
-class SearchEntry:
-    """One ``sys.path`` entry, as the import system would see it."""
-
-    def __init__(self, index: int, raw: str, kind: str) -> None:
-        self.index = index
-        self.raw = raw
-        self.path = absolute(raw or working_folder() or "")
-        self.kind = kind
-        self.names: List[str] = []
-        self.error: Optional[str] = None
-
-    def as_json(self) -> Dict[str, Any]:
-        return {
-            "index": self.index,
-            "path": show(self.path),
-            "kind": self.kind,
-            "error": self.error,
-        }
-
-
-def _entry_kind(raw: str, site_dirs: Set[str], user_site: Optional[str]) -> str:
-    pythonpath = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if raw == "":
-        return "cwd"
-    norm = os.path.normcase(absolute(raw))
-    if user_site and norm == os.path.normcase(absolute(user_site)):
-        return "user_site"
-    if norm in site_dirs:
-        return "site"
-    if raw in pythonpath:
-        return "pythonpath"
-    if raw.endswith(".zip"):
-        return "zip"
-    return "other"
 
 
 class Distribution:
@@ -317,91 +280,13 @@ def _owner_label(
     return dist.ident if status in ("intact", "size-match") else None
 
 
-def _module_resolution(entries: List[SearchEntry], module: str) -> Dict[str, Any]:
-    """Where ``import module`` would land, found by the import system's rules
-    applied to the directory listings (a regular package or module wins at
-    once; namespace portions only if nothing else is found)."""
-    namespace: List[str] = []
-    for entry in entries:
-        if entry.kind == "zip" or entry.error:
-            continue
-        names = set(entry.names)
-        if module in names:
-            folder = os.path.join(entry.path, module)
-            if os.path.isdir(folder):
-                init = [
-                    n
-                    for n in ("__init__.py", "__init__.pyc")
-                    if os.path.exists(os.path.join(folder, n))
-                ]
-                if init:
-                    return {
-                        "found": True,
-                        "kind": "package",
-                        "path": show(folder),
-                        "init": show(os.path.join(folder, init[0])),
-                        "_init_raw": os.path.join(folder, "__init__.py"),
-                        "entry_index": entry.index,
-                        "entry_kind": entry.kind,
-                    }
-                namespace.append(show(folder))
-        for name in names:
-            if name == module + ".py" or (
-                name.startswith(module + ".") and name.endswith((".so", ".pyd"))
-            ):
-                return {
-                    "found": True,
-                    "kind": "module",
-                    "path": show(os.path.join(entry.path, name)),
-                    "entry_index": entry.index,
-                    "entry_kind": entry.kind,
-                }
-    if namespace:
-        return {"found": True, "kind": "namespace", "path": namespace[0], "portions": namespace}
-    return {"found": False}
+if TYPE_CHECKING:
+    Claim = Tuple[Distribution, Optional[str], Optional[int]]
 
 
-def run(ctx: Context) -> ProbeOutput:
-    out = ProbeOutput()
-    deep = bool(ctx.options.get("deep"))
-    user_site = ctx.value("interpreter", "user_site")
-    site_dirs = {
-        os.path.normcase(absolute(p)) for p in ctx.value("interpreter", "site_packages", [])
-    }
-    # sys.path[0] is the script directory (cwd for ``python -c``): searched,
-    # but reported as the working directory it stands for.
-    entries: List[SearchEntry] = []
-    seen_real: Dict[str, int] = {}
-    duplicates: List[Dict[str, Any]] = []
-    for index, raw in enumerate(sys.path):
-        entry = SearchEntry(index, raw, _entry_kind(raw, site_dirs, user_site))
-        # (a relative entry under a removed working folder leads nowhere: kept as written)
-        real = os.path.normcase(
-            os.path.realpath(entry.path) if os.path.isabs(entry.path) else entry.path
-        )
-        if real in seen_real:
-            duplicates.append(
-                {"index": index, "same_as": seen_real[real], "path": show(entry.path)}
-            )
-            continue
-        seen_real[real] = index
-        if entry.kind != "zip":
-            try:
-                entry.names = os.listdir(entry.path)
-            except FileNotFoundError:
-                entry.error = "does not exist"
-            except NotADirectoryError:
-                entry.error = "not a directory"
-            except OSError as exc:
-                entry.error = "%s: %s" % (type(exc).__name__, exc.strerror or exc)
-        entries.append(entry)
-    out.put("search_path", [e.as_json() for e in entries], "sys.path + os.listdir")
-    out.put("duplicate_search_path_entries", duplicates, "os.path.realpath of sys.path")
-
-    dists = _candidate_dists(entries)
-    results: List[Dict[str, Any]] = []
-    claims: Dict[str, List[Tuple[Distribution, Optional[str], Optional[int]]]] = {}
-    checks: Dict[str, FileCheck] = {}
+def _read_dists(dists: List[Distribution]) -> Dict[str, List[Claim]]:
+    """Reads every candidate's metadata and RECORD: which distributions claim each file."""
+    claims: Dict[str, List[Claim]] = {}
     for dist in dists:
         dist.read_metadata()
         if dist.top_level is None:
@@ -410,176 +295,171 @@ def run(ctx: Context) -> ProbeOutput:
         dist.full_paths = [record_path(dist.entry.path, row[0]) for row in dist.record or []]
         for index, (_rel, digest, size) in enumerate(dist.record or []):
             claims.setdefault(dist.full_paths[index], []).append((dist, digest, size))
+    return claims
 
-    def check_for(path: str) -> FileCheck:
-        if path not in checks:
-            checks[path] = FileCheck(path)
-        return checks[path]
 
-    # Files claimed by more than one distribution: whose copy is on disk?
-    shared: List[Dict[str, Any]] = []
-    on_disk_owner: Dict[str, Optional[Distribution]] = {}
-    owner_method: Dict[str, str] = {}
-    for path, claimants in claims.items():
-        if len({id(c[0]) for c in claimants}) < 2:
-            continue
-        check = check_for(path)
-        owner: Optional[Distribution] = None
-        method = "stat"
-        if check.exists:
-            by_size = [c for c in claimants if c[2] is None or c[2] == check.size]
-            method = "size"
-            if len(by_size) > 1:
-                method = "hash"
-                by_size = [
-                    c
-                    for c in by_size
-                    if c[1]
-                    and "=" in c[1]
-                    and check.hash(c[1].partition("=")[0]) == c[1].partition("=")[2]
-                ]
-            owner = by_size[0][0] if len(by_size) == 1 else None
-        on_disk_owner[path] = owner
-        owner_method[path] = method
-        shared.append(
-            {
-                "path": show(path),
-                "claimed_by": [c[0].ident for c in claimants],
-                "on_disk_owner": owner.ident if owner else None,
-                "exists": check.exists,
-                "method": method,
-            }
-        )
+class _Disk:
+    """The files on disk as far as looked at: one FileCheck per path, and for
+    files claimed by several distributions, whose copy is there."""
 
-    for dist in dists:
-        modules = dist.provided_modules()
-        info: Dict[str, Any] = {
-            "id": dist.ident,
-            "name": dist.name,
-            "canonical_name": canonical_name(dist.name or ""),
-            "version": dist.version,
-            "location": show(dist.entry.path),
-            "location_kind": dist.entry.kind,
-            "search_index": dist.entry.index,
-            "metadata_dir": show(dist.folder),
-            "metadata_kind": dist.kind,
-            "provides_modules": modules,
-            "era": _era(dist, modules),
-            "requires_python": dist.requires_python,
-            "requires_dist": dist.requires_dist,
-            "problems": dist.problems,
-        }
-        installer = _read_bytes(os.path.join(dist.folder, "INSTALLER"), 256)
-        info["installer"] = installer.decode("utf-8", "replace").strip() if installer else None
-        info["requested"] = os.path.exists(os.path.join(dist.folder, "REQUESTED"))
-        info["editable"] = os.path.exists(
-            os.path.join(dist.folder, "direct_url.json")
-        ) and b'"editable": true' in (
-            _read_bytes(os.path.join(dist.folder, "direct_url.json"), 65536) or b""
-        )
-        files_total = files_missing = 0
-        missing: List[str] = []
-        key_files: List[Dict[str, Any]] = []
-        overwritten_by: Dict[str, int] = {}
-        full_paths = dist.full_paths
-        for index, (rel, digest, size) in enumerate(dist.record or []):
-            top = rel.split("/", 1)[0]
-            if "\\" in rel:
-                if rel.replace("\\", "/").split("/", 1)[0] == dist.folder_name:
-                    continue  # the metadata folder itself
-            elif top == dist.folder_name:
+    def __init__(self) -> None:
+        self.checks: Dict[str, FileCheck] = {}
+        self.owner: Dict[str, Optional[Distribution]] = {}
+        self.method: Dict[str, str] = {}
+
+    def check(self, path: str) -> FileCheck:
+        if path not in self.checks:
+            self.checks[path] = FileCheck(path)
+        return self.checks[path]
+
+    def shared(self, claims: Dict[str, List[Claim]]) -> List[Dict[str, Any]]:
+        """Files claimed by more than one distribution: whose copy is on disk?"""
+        shared: List[Dict[str, Any]] = []
+        for path, claimants in claims.items():
+            if len({id(c[0]) for c in claimants}) < 2:
                 continue
-            full = full_paths[index]
-            files_total += 1
-            check = checks.get(full) or check_for(full)
-            is_key = False
-            if top in MODULES:
-                base = os.path.basename(rel)
-                is_key = is_key_file_name(base) or (base == "__init__.py" and rel.count("/") == 1)
-            if not check.exists:
-                files_missing += 1
-                if len(missing) < _MAX_LISTED:
-                    missing.append(rel)
-            if full in on_disk_owner and on_disk_owner[full] is not dist and check.exists:
-                other = on_disk_owner[full]
-                label = other.ident if other else "no claimant's copy (changed on disk)"
-                overwritten_by[label] = overwritten_by.get(label, 0) + 1
-            if is_key:
-                status, method = _verdict(check, digest, size, deep)
-                if full in on_disk_owner and check.exists:
-                    owner = on_disk_owner[full]
-                    if owner is not None and owner is not dist:
-                        status, method = "overwritten", owner_method[full]
-                key_files.append(
-                    {
-                        "path": rel,
-                        "status": status,
-                        "method": method,
-                        "recorded_size": size,
-                        "size": check.size,
-                        "owner_on_disk": _owner_label(on_disk_owner, full, dist, status),
-                    }
-                )
-        info["files_total"] = files_total
-        info["files_missing"] = files_missing
-        info["missing_examples"] = missing
-        info["record_present"] = dist.record is not None
-        info["key_files"] = key_files
-        info["overwritten_by"] = overwritten_by
-        results.append(info)
-    out.private["raw_locations"] = {show(d.entry.path): d.entry.path for d in dists}
-    out.put("distributions", results, "dist-info METADATA/RECORD/top_level.txt on sys.path")
-    out.put("shared_files", shared[:200], "RECORD entries claimed by several distributions")
-    out.put("shared_files_total", len(shared), "RECORD entries claimed by several distributions")
+            check = self.check(path)
+            owner, method = _on_disk_owner(check, claimants)
+            self.owner[path] = owner
+            self.method[path] = method
+            shared.append(
+                {
+                    "path": show(path),
+                    "claimed_by": [c[0].ident for c in claimants],
+                    "on_disk_owner": owner.ident if owner else None,
+                    "exists": check.exists,
+                    "method": method,
+                }
+            )
+        return shared
 
-    resolution: Dict[str, Any] = {}
-    for module in MODULES:
-        found = _module_resolution(entries, module)
-        init = found.pop("_init_raw", None)
-        if init:
-            target = os.path.normcase(os.path.normpath(init))
-            found["owners"] = [c[0].ident for c in claims.get(target, [])]
-        resolution[module] = found
-    out.put("would_import", resolution, "path search over sys.path (no import)")
-    # The target's own pip, and ensurepip (which installs the pip bundled with
-    # this Python): every fix command runs ``<python> -m pip``, and venvs made
-    # by uv or ``venv --without-pip`` have no pip.
-    tools: Dict[str, Any] = {}
-    for module in ("pip", "ensurepip"):
-        found = _module_resolution(entries, module)
-        found.pop("_init_raw", None)
-        tools[module] = found
-    out.put("pip_tools", tools, "path search over sys.path (no import)")
-    out.put(
-        "requirements_present",
-        requirements_present(entries, results),
-        "dist-info / egg-info folder names on sys.path",
+
+def _on_disk_owner(check: FileCheck, claimants: List[Claim]) -> Tuple[Optional[Distribution], str]:
+    """(the claimant whose copy is on disk or None, how that was told)."""
+    if not check.exists:
+        return None, "stat"
+    by_size = [c for c in claimants if c[2] is None or c[2] == check.size]
+    method = "size"
+    if len(by_size) > 1:
+        method = "hash"
+        by_size = [
+            c
+            for c in by_size
+            if c[1] and "=" in c[1] and check.hash(c[1].partition("=")[0]) == c[1].partition("=")[2]
+        ]
+    return (by_size[0][0] if len(by_size) == 1 else None), method
+
+
+def _dist_info(dist: Distribution, disk: _Disk, deep: bool) -> Dict[str, Any]:
+    modules = dist.provided_modules()
+    info: Dict[str, Any] = {
+        "id": dist.ident,
+        "name": dist.name,
+        "canonical_name": canonical_name(dist.name or ""),
+        "version": dist.version,
+        "location": show(dist.entry.path),
+        "location_kind": dist.entry.kind,
+        "search_index": dist.entry.index,
+        "metadata_dir": show(dist.folder),
+        "metadata_kind": dist.kind,
+        "provides_modules": modules,
+        "era": _era(dist, modules),
+        "requires_python": dist.requires_python,
+        "requires_dist": dist.requires_dist,
+        "problems": dist.problems,
+    }
+    installer = _read_bytes(os.path.join(dist.folder, "INSTALLER"), 256)
+    info["installer"] = installer.decode("utf-8", "replace").strip() if installer else None
+    info["requested"] = os.path.exists(os.path.join(dist.folder, "REQUESTED"))
+    info["editable"] = os.path.exists(
+        os.path.join(dist.folder, "direct_url.json")
+    ) and b'"editable": true' in (
+        _read_bytes(os.path.join(dist.folder, "direct_url.json"), 65536) or b""
     )
+    info.update(_dist_files(dist, disk, deep))
+    return info
 
+
+def _is_metadata_file(rel: str, folder_name: str) -> bool:
+    """Is this RECORD row a file of the metadata folder itself?"""
+    if "\\" in rel:
+        return rel.replace("\\", "/").split("/", 1)[0] == folder_name
+    return rel.split("/", 1)[0] == folder_name
+
+
+def _dist_files(dist: Distribution, disk: _Disk, deep: bool) -> Dict[str, Any]:
+    """How many of the distribution's files are on disk, the state of its key
+    files, and who overwrote its files (in the order of the probe's output)."""
+    files_total = files_missing = 0
+    missing: List[str] = []
+    key_files: List[Dict[str, Any]] = []
+    overwritten_by: Dict[str, int] = {}
+    for index, (rel, digest, size) in enumerate(dist.record or []):
+        if _is_metadata_file(rel, dist.folder_name):
+            continue
+        full = dist.full_paths[index]
+        files_total += 1
+        check = disk.check(full)
+        if not check.exists:
+            files_missing += 1
+            if len(missing) < _MAX_LISTED:
+                missing.append(rel)
+        if full in disk.owner and disk.owner[full] is not dist and check.exists:
+            other = disk.owner[full]
+            label = other.ident if other else "no claimant's copy (changed on disk)"
+            overwritten_by[label] = overwritten_by.get(label, 0) + 1
+        if _is_key(rel):
+            key_files.append(_key_file(dist, disk, full, rel, digest, size, deep))
+    return {
+        "files_total": files_total,
+        "files_missing": files_missing,
+        "missing_examples": missing,
+        "record_present": dist.record is not None,
+        "key_files": key_files,
+        "overwritten_by": overwritten_by,
+    }
+
+
+def _is_key(rel: str) -> bool:
+    if rel.split("/", 1)[0] not in MODULES:
+        return False
+    base = os.path.basename(rel)
+    return is_key_file_name(base) or (base == "__init__.py" and rel.count("/") == 1)
+
+
+def _key_file(
+    dist: Distribution,
+    disk: _Disk,
+    full: str,
+    rel: str,
+    digest: Optional[str],
+    size: Optional[int],
+    deep: bool,
+) -> Dict[str, Any]:
+    check = disk.check(full)
+    status, method = _verdict(check, digest, size, deep)
+    if full in disk.owner and check.exists:
+        owner = disk.owner[full]
+        if owner is not None and owner is not dist:
+            status, method = "overwritten", disk.method[full]
+    return {
+        "path": rel,
+        "status": status,
+        "method": method,
+        "recorded_size": size,
+        "size": check.size,
+        "owner_on_disk": _owner_label(disk.owner, full, dist, status),
+    }
+
+
+def _leftovers(
+    entries: List[SearchEntry], claims: Dict[str, List[Claim]], results: List[Dict[str, Any]]
+) -> List[Dict[str, Any]]:
+    """pip's temporary renames, module folders without metadata and metadata
+    without files (or with a broken RECORD)."""
     leftovers: List[Dict[str, Any]] = []
     for entry in entries:
-        for name in entry.names:
-            lower = name.lower()
-            if name.startswith("~") and (
-                "nnxruntime" in lower or "rt_nightly" in lower or "rt-nightly" in lower
-            ):
-                leftovers.append(
-                    {"kind": "pip-temp-rename", "path": show(os.path.join(entry.path, name))}
-                )
-        for module in MODULES:
-            if module not in entry.names or not os.path.isdir(os.path.join(entry.path, module)):
-                continue
-            init = os.path.normcase(
-                os.path.normpath(os.path.join(entry.path, module, "__init__.py"))
-            )
-            if init not in claims:
-                leftovers.append(
-                    {
-                        "kind": "files-without-metadata",
-                        "path": show(os.path.join(entry.path, module)),
-                        "module": module,
-                    }
-                )
+        leftovers.extend(_entry_leftovers(entry, claims))
     for info in results:
         if (
             info["record_present"]
@@ -595,6 +475,81 @@ def run(ctx: Context) -> ProbeOutput:
             leftovers.append(
                 {"kind": "broken-metadata", "path": info["metadata_dir"], "dist": info["id"]}
             )
-    out.put("leftovers", leftovers, "sys.path folder listings")
+    return leftovers
+
+
+def _entry_leftovers(entry: SearchEntry, claims: Dict[str, List[Claim]]) -> List[Dict[str, Any]]:
+    leftovers: List[Dict[str, Any]] = []
+    for name in entry.names:
+        lower = name.lower()
+        if name.startswith("~") and (
+            "nnxruntime" in lower or "rt_nightly" in lower or "rt-nightly" in lower
+        ):
+            leftovers.append(
+                {"kind": "pip-temp-rename", "path": show(os.path.join(entry.path, name))}
+            )
+    for module in MODULES:
+        if module not in entry.names or not os.path.isdir(os.path.join(entry.path, module)):
+            continue
+        init = os.path.normcase(os.path.normpath(os.path.join(entry.path, module, "__init__.py")))
+        if init not in claims:
+            leftovers.append(
+                {
+                    "kind": "files-without-metadata",
+                    "path": show(os.path.join(entry.path, module)),
+                    "module": module,
+                }
+            )
+    return leftovers
+
+
+def _would_import(entries: List[SearchEntry], claims: Dict[str, List[Claim]]) -> Dict[str, Any]:
+    resolution: Dict[str, Any] = {}
+    for module in MODULES:
+        found = module_resolution(entries, module)
+        init = found.pop("_init_raw", None)
+        if init:
+            target = os.path.normcase(os.path.normpath(init))
+            found["owners"] = [c[0].ident for c in claims.get(target, [])]
+        resolution[module] = found
+    return resolution
+
+
+def run(ctx: Context) -> ProbeOutput:
+    out = ProbeOutput()
+    deep = bool(ctx.options.get("deep"))
+    site_dirs = {
+        os.path.normcase(absolute(p)) for p in ctx.value("interpreter", "site_packages", [])
+    }
+    entries, duplicates = search_path(site_dirs, ctx.value("interpreter", "user_site"))
+    out.put("search_path", [e.as_json() for e in entries], "sys.path + os.listdir")
+    out.put("duplicate_search_path_entries", duplicates, "os.path.realpath of sys.path")
+
+    dists = _candidate_dists(entries)
+    claims = _read_dists(dists)
+    disk = _Disk()
+    shared = disk.shared(claims)
+    results = [_dist_info(dist, disk, deep) for dist in dists]
+    out.private["raw_locations"] = {show(d.entry.path): d.entry.path for d in dists}
+    out.put("distributions", results, "dist-info METADATA/RECORD/top_level.txt on sys.path")
+    out.put("shared_files", shared[:200], "RECORD entries claimed by several distributions")
+    out.put("shared_files_total", len(shared), "RECORD entries claimed by several distributions")
+
+    out.put("would_import", _would_import(entries, claims), "path search over sys.path (no import)")
+    # The target's own pip, and ensurepip (which installs the pip bundled with
+    # this Python): every fix command runs ``<python> -m pip``, and venvs made
+    # by uv or ``venv --without-pip`` have no pip.
+    tools: Dict[str, Any] = {}
+    for module in ("pip", "ensurepip"):
+        found = module_resolution(entries, module)
+        found.pop("_init_raw", None)
+        tools[module] = found
+    out.put("pip_tools", tools, "path search over sys.path (no import)")
+    out.put(
+        "requirements_present",
+        requirements_present(entries, results),
+        "dist-info / egg-info folder names on sys.path",
+    )
+    out.put("leftovers", _leftovers(entries, claims, results), "sys.path folder listings")
     out.put("hash_limit_bytes", None if deep else HASH_LIMIT, "probe option deep")
     return out

@@ -11,10 +11,13 @@ said on stderr. Exit codes: 0 every machine ready; 1 some machine is not;
 from __future__ import annotations
 
 import argparse
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import exitcodes
 from . import options
+
+if TYPE_CHECKING:
+    from ..fleet.run import FleetOptions
 
 
 def add_parser(sub: Any) -> None:
@@ -81,30 +84,12 @@ def _import(args: argparse.Namespace, err: TextIO) -> int:
 def run_fleet_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.import_compat and not args.paths:
         return _import(args, err)
-    from ..fleet.run import FleetError, FleetOptions, run_fleet
-    from ..fleet.tables import CsvRows, OutputError, ParquetRows, parquet_missing
+    from ..fleet.run import FleetError, run_fleet
 
-    if args.parquet:
-        missing = parquet_missing()
-        if missing is not None:
-            err.write(f"qnndoctor: error: {missing}\n")
-            return exitcodes.USAGE
-    options = FleetOptions(tuple(args.paths), args.jobs, args.since, args.matrix)
-    problems = options.problems()
-    if problems:
-        err.write(f"qnndoctor: error: {'; '.join(problems)}\n")
-        return exitcodes.USAGE
-    writers: list[Any] = []
-    try:
-        if args.csv:
-            writers.append(CsvRows(args.csv))
-        if args.parquet:
-            writers.append(ParquetRows(args.parquet))
-    except OutputError as exc:
-        for writer in writers:
-            writer.close()
-        err.write(f"qnndoctor: error: {exc}\n")
-        return exitcodes.USAGE
+    prepared = _prepare(args, err)
+    if isinstance(prepared, int):
+        return prepared
+    options, writers = prepared
 
     def log(message: str) -> None:
         if args.verbose:
@@ -131,6 +116,36 @@ def run_fleet_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
         return code
     _show(args, document, out)
     return exitcodes.OK if not document["machines"]["not_ready"] else exitcodes.FINDINGS
+
+
+def _prepare(args: argparse.Namespace, err: TextIO) -> tuple[FleetOptions, list[Any]] | int:
+    """The run's options and the row writers of --csv / --parquet, opened; or
+    the exit code after saying on ``err`` why they cannot be."""
+    from ..fleet.run import FleetOptions
+    from ..fleet.tables import CsvRows, OutputError, ParquetRows, parquet_missing
+
+    if args.parquet:
+        missing = parquet_missing()
+        if missing is not None:
+            err.write(f"qnndoctor: error: {missing}\n")
+            return exitcodes.USAGE
+    options = FleetOptions(tuple(args.paths), args.jobs, args.since, args.matrix)
+    problems = options.problems()
+    if problems:
+        err.write(f"qnndoctor: error: {'; '.join(problems)}\n")
+        return exitcodes.USAGE
+    writers: list[Any] = []
+    try:
+        if args.csv:
+            writers.append(CsvRows(args.csv))
+        if args.parquet:
+            writers.append(ParquetRows(args.parquet))
+    except OutputError as exc:
+        for writer in writers:
+            writer.close()
+        err.write(f"qnndoctor: error: {exc}\n")
+        return exitcodes.USAGE
+    return options, writers
 
 
 def _nothing_readable(

@@ -4,29 +4,25 @@ machines: imported from a fleet's compatibility table (``qnndoctor fleet
 --import-compat``), and written by any other command that runs sessions
 (``record``). ``recommend`` reads it beside the matrix.
 
-The store is one JSON-lines file in the user cache folder (platformdirs;
-``QNNDOCTOR_EVIDENCE_DIR`` names another folder). docs/evidence.md describes
-its format; :class:`EvidenceStore` is the only code that reads or writes it.
+The store is one JSON-lines file, ``fleet.jsonl``, in the evidence folder
+(platformdirs' user cache; ``QNNDOCTOR_EVIDENCE_DIR`` names another folder).
+docs/evidence.md describes its format; :class:`EvidenceStore` is the only
+code that reads or writes it, through ``store.JsonLines`` (the folder, the
+file name, the format version and how the file is written are ``store``'s).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import store_dir
+from . import store
 
-FORMAT_VERSION = 1
-FILE_NAME = "fleet.jsonl"  # beside bisect's pairs.jsonl in the same folder
+FORMAT = store.FLEET_FORMAT
 OUTCOMES = ("passed", "failed")
-# Lines past this many bytes of the store are not read (a store is a few MB).
-MAX_STORE_BYTES = 64 * 1024 * 1024
 
 
 class EvidenceError(ValueError):
@@ -73,12 +69,12 @@ class Record:
     cause: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"v": FORMAT_VERSION, **asdict(self)}
+        return FORMAT.stamp(asdict(self))
 
     @classmethod
     def from_json(cls, data: Any) -> Record | None:
         """The record of one stored line, or None for a line this version cannot use."""
-        if not isinstance(data, dict) or data.get("v") != FORMAT_VERSION:
+        if not FORMAT.current(data):
             return None
         facts, count = data.get("facts"), data.get("count", 1)
         if data.get("outcome") not in OUTCOMES or not isinstance(facts, dict):
@@ -114,15 +110,11 @@ class Tally:
         }
 
 
-def default_folder() -> Path:
-    """The one evidence folder, beside bisect's ``pairs.jsonl`` (``store_dir``)."""
-    return store_dir()
-
-
 class EvidenceStore:
     def __init__(self, folder: Path | None = None) -> None:
-        self.folder = folder or default_folder()
-        self.path = self.folder / FILE_NAME
+        self._file = store.JsonLines(store.FLEET_FILE, folder)
+        self.folder = self._file.folder
+        self.path = self._file.path
 
     def record(
         self,
@@ -144,44 +136,20 @@ class EvidenceStore:
         for item in new:
             if item.outcome not in OUTCOMES or item.count < 1:
                 raise EvidenceError(f"not an outcome qnndoctor records: {item.outcome!r}")
-        self.folder.mkdir(parents=True, exist_ok=True)
-        lines = [json.dumps(r.to_json(), sort_keys=True) + "\n" for r in new]
         if replacing is None:
-            with open(self.path, "a", encoding="utf-8") as handle:
-                handle.write("".join(lines))
+            self._file.append(r.to_json() for r in new)
             return len(new)
         kept = [r for r in self.records() if r.source != replacing]
-        fd, name = tempfile.mkstemp(dir=self.folder, prefix=".evidence.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                for record in kept:
-                    handle.write(json.dumps(record.to_json(), sort_keys=True) + "\n")
-                handle.write("".join(lines))
-            Path(name).replace(self.path)
-        except BaseException:
-            Path(name).unlink(missing_ok=True)
-            raise
+        self._file.rewrite([*(r.to_json() for r in kept), *(r.to_json() for r in new)])
         return len(new)
 
     def records(self) -> Iterator[Record]:
         """Every usable record (lines that are not are skipped: a store
         written by a newer qnndoctor, or damaged, still answers)."""
-        try:
-            handle = open(self.path, "rb")  # noqa: SIM115 - closed below
-        except FileNotFoundError:
-            return
-        with handle:
-            read = 0
-            for raw in handle:
-                read += len(raw)
-                if read > MAX_STORE_BYTES:
-                    return
-                try:
-                    record = Record.from_json(json.loads(raw))
-                except ValueError:  # a damaged line (cut short by a crash)
-                    continue
-                if record is not None:
-                    yield record
+        for entry in self._file.entries():
+            record = Record.from_json(entry)
+            if record is not None:
+                yield record
 
     def lookup(self, **wanted: Any) -> Tally:
         """The tally of records whose facts match every given field

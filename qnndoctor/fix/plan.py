@@ -125,7 +125,7 @@ def refusals(
             f"{emulation.get('verdict')}. qnndoctor does not fix inside an emulated x64 Python: "
             f"install native ARM64 CPython {python} and set up onnxruntime-qnn there"
             + (": " + " ; ".join(f"`{c}`" for c in commands) if commands else "")
-            + f". Then check that Python: `py -V:{python}-arm64 -c \"import sys; print(sys.executable)\"` "
+            + f'. Then check that Python: `py -V:{python}-arm64 -c "import sys; print(sys.executable)"` '
             "prints its path; run qnndoctor check with --python and that path."
         )
     status = rec.get("status")
@@ -219,12 +219,41 @@ def build_plan(
     installed = _installed(report)
     rec = report.get("recommendation") or {}
     notes: list[str] = []
-    uninstall: dict[str, str] = {}
-    install: dict[str, tuple[str, str]] = {}
-    reinstall: dict[str, tuple[str, str]] = {}
-    # Priority: the resolver's answer, then the findings read from the facts,
-    # and the smoke session's diagnosis (read from log text) only when those
-    # give nothing to do.
+    version = rec.get("version")
+    uninstall, install, reinstall = _pip_changes(
+        _sources(report, rec, healthy), version, installed, notes
+    )
+    companion = _companion(rec, installed) if "onnxruntime-qnn" in install else None
+    if companion and "onnxruntime" not in install:
+        install["onnxruntime"] = (companion, _companion_why(version, companion, installed))
+    for name, (requirement, why) in _sharing_uninstalled(report, uninstall, install).items():
+        reinstall.setdefault(name, (requirement, why))
+    if force_install:  # test-only: a plan forced onto versions the resolver did not pick
+        install = {
+            _requirement_name(r) or r: (r, "forced (test-only option)") for r in force_install
+        }
+    steps = _leftover_steps(report, environment)
+    steps += _pip_steps(
+        installed, uninstall, install, reinstall, problems, forced=bool(force_install)
+    )
+    if not steps and healthy:
+        return Plan((), healthy=True)
+    if not steps:
+        notes.append(
+            "the report's problems have no change qnndoctor can make: see `qnndoctor check`"
+        )
+    if environment.externally_managed and break_system_packages:
+        steps = [s if not s.pip_args else _with(s, "--break-system-packages") for s in steps]
+        notes.append("--break-system-packages: changing a system-managed interpreter (PEP 668)")
+    return Plan(tuple(steps), (), tuple(dict.fromkeys(notes)))
+
+
+def _sources(
+    report: dict[str, Any], rec: dict[str, Any], healthy: bool
+) -> list[tuple[str, list[str]]]:
+    """(why, commands) to take pip calls from. Priority: the resolver's
+    answer, then the findings read from the facts, and the smoke session's
+    diagnosis (read from log text) only when those give nothing to do."""
     findings = [f for f in report.get("findings", []) if f.get("severity") in ("error", "warning")]
     sources: list[tuple[str, list[str]]] = []
     if not healthy:
@@ -232,26 +261,39 @@ def build_plan(
     sources += [_finding_source(f) for f in findings if not f["id"].startswith("smoke-")]
     if not any(pip_call(c) for _why, commands in sources for c in commands):
         sources += [_finding_source(f) for f in findings if f["id"].startswith("smoke-")]
-    version = rec.get("version")
-    for why, commands in sources:
-        for command in commands:
-            call = pip_call(command)
-            if not call:
+    return sources
+
+
+def _pip_changes(
+    sources: list[tuple[str, list[str]]],
+    version: str | None,
+    installed: dict[str, str],
+    notes: list[str],
+) -> tuple[dict[str, str], dict[str, tuple[str, str]], dict[str, tuple[str, str]]]:
+    """(uninstall: name -> why, install and reinstall: name -> (requirement,
+    why)) from the sources' pip calls on the onnxruntime family; what is not
+    applied and what is already installed goes to ``notes``."""
+    uninstall: dict[str, str] = {}
+    install: dict[str, tuple[str, str]] = {}
+    reinstall: dict[str, tuple[str, str]] = {}
+    for why, command in ((why, c) for why, commands in sources for c in commands):
+        call = pip_call(command)
+        if not call:
+            continue
+        verb, args = call[0], [a for a in call[1:] if not a.startswith("-")]
+        for arg in args:
+            name = canonicalize_name(arg) if verb == "uninstall" else _requirement_name(arg)
+            if name is None or not in_family(name):
+                notes.append(f"not applied (outside the onnxruntime family): {command}")
                 continue
-            verb, args = call[0], [a for a in call[1:] if not a.startswith("-")]
-            for arg in args:
-                name = canonicalize_name(arg) if verb == "uninstall" else _requirement_name(arg)
-                if name is None or not in_family(name):
-                    notes.append(f"not applied (outside the onnxruntime family): {command}")
-                    continue
-                if name == "onnxruntime-qnn" and verb == "install" and version:
-                    arg = f"onnxruntime-qnn=={version}"  # the resolver's version wins
-                if verb == "uninstall":
-                    uninstall.setdefault(name, why)
-                elif verb == "install" and "--force-reinstall" in call:
-                    reinstall.setdefault(name, (_pin(arg, installed) if arg == name else arg, why))
-                elif verb == "install":
-                    install.setdefault(name, (arg, why))
+            if name == "onnxruntime-qnn" and verb == "install" and version:
+                arg = f"onnxruntime-qnn=={version}"  # the resolver's version wins
+            if verb == "uninstall":
+                uninstall.setdefault(name, why)
+            elif verb == "install" and "--force-reinstall" in call:
+                reinstall.setdefault(name, (_pin(arg, installed) if arg == name else arg, why))
+            elif verb == "install":
+                install.setdefault(name, (arg, why))
     for name in [n for n in uninstall if n in install]:
         # Uninstall then install of one name: one pip call that replaces it.
         reinstall.setdefault(name, (install[name][0], uninstall.pop(name)))
@@ -259,37 +301,49 @@ def build_plan(
         if name not in reinstall and _satisfied(requirement, installed):
             notes.append(f"already installed: {requirement}")
             del install[name]
-    companion = _companion(rec, installed) if "onnxruntime-qnn" in install else None
-    if companion and "onnxruntime" not in install:
-        install["onnxruntime"] = (
-            companion,
-            f"onnxruntime-qnn {version} requires {companion} (its Requires-Dist in the "
-            "release matrix) and "
-            + (
-                f"the installed onnxruntime {installed['onnxruntime']} does not meet it"
-                if "onnxruntime" in installed
-                else "no onnxruntime is installed"
-            ),
+    return uninstall, install, reinstall
+
+
+def _companion_why(version: str | None, companion: str, installed: dict[str, str]) -> str:
+    return (
+        f"onnxruntime-qnn {version} requires {companion} (its Requires-Dist in the "
+        "release matrix) and "
+        + (
+            f"the installed onnxruntime {installed['onnxruntime']} does not meet it"
+            if "onnxruntime" in installed
+            else "no onnxruntime is installed"
         )
-    for name, (requirement, why) in _sharing_uninstalled(report, uninstall, install).items():
-        reinstall.setdefault(name, (requirement, why))
-    if force_install:  # test-only: a plan forced onto versions the resolver did not pick
-        install = {
-            _requirement_name(r) or r: (r, "forced (test-only option)") for r in force_install
-        }
-    steps: list[Step] = []
+    )
+
+
+def _leftover_steps(report: dict[str, Any], environment: TargetEnvironment) -> list[Step]:
+    """Removal of the leftovers the uninstall-leftover finding names, inside the target."""
+    if not any(f.get("id") == "uninstall-leftover" for f in report.get("findings", [])):
+        return []
     installs = (report.get("facts", {}).get("installs") or {}).get("values") or {}
-    if any(f.get("id") == "uninstall-leftover" for f in report.get("findings", [])):
-        for item in installs.get("leftovers", []):
-            if item.get("kind") in _LEFTOVER_KINDS and environment.owns(str(item.get("path"))):
-                steps.append(
-                    Step(
-                        "remove-leftover",
-                        f"finding uninstall-leftover: {item.get('kind')}",
-                        (),
-                        path=str(item["path"]),
-                    )
-                )
+    return [
+        Step(
+            "remove-leftover",
+            f"finding uninstall-leftover: {item.get('kind')}",
+            (),
+            path=str(item["path"]),
+        )
+        for item in installs.get("leftovers", [])
+        if item.get("kind") in _LEFTOVER_KINDS and environment.owns(str(item.get("path")))
+    ]
+
+
+def _pip_steps(
+    installed: dict[str, str],
+    uninstall: dict[str, str],
+    install: dict[str, tuple[str, str]],
+    reinstall: dict[str, tuple[str, str]],
+    problems: tuple[Problem, ...],
+    *,
+    forced: bool,
+) -> list[Step]:
+    """The uninstall, install, reinstall and dependencies steps, in that order."""
+    steps: list[Step] = []
     gone = [n for n in uninstall if n not in install and n not in reinstall]
     for name in uninstall:
         if name in installed:
@@ -308,7 +362,7 @@ def build_plan(
                     "install",
                     *(("--force-reinstall",) if force else ()),
                     # forced (test-only) pins may contradict each other's requirements
-                    *(("--no-deps",) if force or force_install else ()),
+                    *(("--no-deps",) if force or forced else ()),
                     *(r for r, _why in install.values()),
                 ),
             )
@@ -332,18 +386,9 @@ def build_plan(
         force=any(n in reinstall for n in install),
         removed=set(gone),
     )
-    if closing is not None and not force_install:
+    if closing is not None and not forced:
         steps.append(closing)
-    if not steps and healthy:
-        return Plan((), healthy=True)
-    if not steps:
-        notes.append(
-            "the report's problems have no change qnndoctor can make: see `qnndoctor check`"
-        )
-    if environment.externally_managed and break_system_packages:
-        steps = [s if not s.pip_args else _with(s, "--break-system-packages") for s in steps]
-        notes.append("--break-system-packages: changing a system-managed interpreter (PEP 668)")
-    return Plan(tuple(steps), (), tuple(dict.fromkeys(notes)))
+    return steps
 
 
 def _dependencies_step(

@@ -16,7 +16,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from .. import REPORT_SCHEMA_VERSION, safejson
@@ -68,32 +68,6 @@ def verdict_key(document: Mapping[str, Any]) -> str:
         smoke = {k: v for k, v in smoke.items() if k not in REDONE}
     text = json.dumps([facts, smoke, document.get("target")], default=str).encode()
     return hashlib.sha256(_TIMESTAMP.sub(b"<t>", _VOLATILE.sub(b"<v>", text))).hexdigest()
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What a ticket's facts give, independent of when it was made."""
-
-    machine_id: str
-    ready_without_smoke: bool  # no error finding
-    worst: str | None
-    blocking: tuple[str, ...]
-    findings: tuple[str, ...]
-    smoke_cause: str | None
-    smoke_cause_title: str | None
-    soc: str | None
-    htp_arch: int | None
-    npu_driver: str | None
-    os: str | None
-    os_build: str | None
-    python: str | None
-    python_arch: str | None
-    native_arch: str | None
-    emulated: bool | None
-    onnxruntime: str | None
-    onnxruntime_qnn: str | None
-    recommended: str | None
-    fixes: tuple[GroupFix, ...]
 
 
 def machine_id(facts: Mapping[str, Any]) -> str:
@@ -166,8 +140,12 @@ def _driver_version(text: str | None) -> str | None:
     return match.group(1) if match else text
 
 
-def verdict_of(report: Report, document: Mapping[str, Any]) -> Verdict:
-    """The verdict of a re-diagnosed report (``document``: the saved ticket)."""
+def verdict_of(report: Report, document: Mapping[str, Any]) -> Row:
+    """The verdict of a re-diagnosed report (``document``: the saved ticket):
+    what its facts give, independent of when it was made, as the row of its
+    setup (``Row.for_ticket`` makes each ticket's row of it): no ticket
+    fields, ``ready`` when no finding is an error, the smoke cause of the
+    failed session, if any."""
     facts = document.get("facts") or {}
     rec = report.recommendation or {}
     profile = rec.get("profile") if isinstance(rec.get("profile"), Mapping) else {}
@@ -192,12 +170,17 @@ def verdict_of(report: Report, document: Mapping[str, Any]) -> Verdict:
         for f in errors
         if f.fix is not None
     )
-    return Verdict(
+    return Row(
+        path="",
         machine_id=machine_id(facts),
-        ready_without_smoke=not errors,
+        created=None,
+        tool_version=None,
+        ready=not errors,
         worst=worst.label if worst is not None else None,
         blocking=tuple(sorted({f.id for f in errors})),
         findings=tuple(f.id for f in report.findings),
+        smoke_status=None,
+        smoke_seconds=None,
         smoke_cause=str(cause["id"]) if cause.get("id") else None,
         smoke_cause_title=str(cause["title"]) if cause.get("title") else None,
         soc=soc_source.split(" (", 1)[0] or _simulated(report),
@@ -226,7 +209,7 @@ class Rediagnoser:
 
     def __init__(self, matrix: Matrix, since: str | None = None) -> None:
         self.matrix, self.since = matrix, since
-        self.memo: dict[str, Verdict] = {}
+        self.memo: dict[str, Row] = {}  # verdict_key -> the setup's row
         self.same_text: dict[bytes, Row] = {}
         self.computed = 0
 
@@ -289,35 +272,15 @@ class Rediagnoser:
         status = smoke.get("status") if isinstance(smoke.get("status"), str) else None
         seconds = smoke.get("duration_s")
         tool = document.get("tool") if isinstance(document.get("tool"), dict) else {}
-        return Row(
-            path=path,
-            machine_id=verdict.machine_id,
-            created=created,
-            tool_version=str(tool["version"]) if tool.get("version") else None,
-            ready=verdict.ready_without_smoke and status == "passed",
-            worst=verdict.worst,
-            blocking=verdict.blocking,
-            findings=verdict.findings,
-            smoke_status=status,
-            smoke_seconds=float(seconds) if isinstance(seconds, (int, float)) else None,
-            smoke_cause=verdict.smoke_cause if status not in (None, "passed") else None,
-            smoke_cause_title=verdict.smoke_cause_title if status not in (None, "passed") else None,
-            soc=verdict.soc,
-            htp_arch=verdict.htp_arch,
-            npu_driver=verdict.npu_driver,
-            os=verdict.os,
-            os_build=verdict.os_build,
-            python=verdict.python,
-            python_arch=verdict.python_arch,
-            native_arch=verdict.native_arch,
-            emulated=verdict.emulated,
-            onnxruntime=verdict.onnxruntime,
-            onnxruntime_qnn=verdict.onnxruntime_qnn,
-            recommended=verdict.recommended,
-            fixes=verdict.fixes,
+        return verdict.for_ticket(
+            path,
+            created,
+            str(tool["version"]) if tool.get("version") else None,
+            status,
+            float(seconds) if isinstance(seconds, (int, float)) else None,
         )
 
-    def _verdict(self, document: dict[str, Any], path: str) -> Verdict:
+    def _verdict(self, document: dict[str, Any], path: str) -> Row:
         from ..report.build import build
 
         self.computed += 1

@@ -4,7 +4,7 @@ over 100,000 tickets passes them between processes and keeps one per machine."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 
@@ -56,6 +56,31 @@ class Row:
     onnxruntime_qnn: str | None
     recommended: str | None
     fixes: tuple[GroupFix, ...] = ()
+
+    def for_ticket(
+        self,
+        path: str,
+        created: str | None,
+        tool_version: str | None,
+        smoke_status: str | None,
+        smoke_seconds: float | None,
+    ) -> Row:
+        """One ticket's row from its setup's (``rediagnose.verdict_of``, whose
+        ``ready`` leaves the smoke session out and whose smoke cause is that
+        of a failed session): ready only when its session passed, the cause
+        only when it did not."""
+        failed = smoke_status not in (None, "passed")
+        return replace(
+            self,
+            path=path,
+            created=created,
+            tool_version=tool_version,
+            ready=self.ready and smoke_status == "passed",
+            smoke_status=smoke_status,
+            smoke_seconds=smoke_seconds,
+            smoke_cause=self.smoke_cause if failed else None,
+            smoke_cause_title=self.smoke_cause_title if failed else None,
+        )
 
     @staticmethod
     def columns() -> list[str]:

@@ -29,18 +29,7 @@ def text(result: dict[str, Any], out: TextIO) -> None:
     if before:
         write(f"  before: smoke session {before['smoke']}")
         write(f"; findings: {', '.join(before['findings']) or 'none'}\n")
-    plan = result.get("plan") or {}
-    for reason in plan.get("refusals", []):
-        write(f"\nREFUSED: {reason}\n")
-    steps = plan.get("steps", [])
-    if steps:
-        write(f"\nPlan ({len(steps)} step{'s' if len(steps) != 1 else ''}):\n")
-        for number, (step, command) in enumerate(
-            zip(steps, plan.get("commands", []), strict=False), 1
-        ):
-            write(f"  {number}. {command}\n     why: {step['why']}\n")
-    for note in plan.get("notes", []):
-        write(f"  note: {note}\n")
+    _plan(result.get("plan") or {}, out)
     snapshot = result.get("snapshot")
     if snapshot:
         write(
@@ -51,23 +40,7 @@ def text(result: dict[str, Any], out: TextIO) -> None:
         write(f"  step {entry['step']}: {'ok' if entry['ok'] else 'FAILED'}\n")
     proof = result.get("proof")
     if proof:
-        write("\nProof (fresh check with the smoke session):\n")
-        for name in sorted(set(proof["versions_before"]) | set(proof["versions_after"])):
-            old = proof["versions_before"].get(name, "-")
-            new = proof["versions_after"].get(name, "-")
-            write(f"  {name}: {old} -> {new}\n")
-        sb, sa = proof["smoke_before"], proof["smoke_after"]
-        write(f"  smoke: {_smoke(sb)} -> {_smoke(sa)}\n")
-        if proof["findings_gone"]:
-            write(f"  findings gone: {', '.join(proof['findings_gone'])}\n")
-        if proof["findings_new"]:
-            write(f"  findings new: {', '.join(proof['findings_new'])}\n")
-        pip = proof.get("pip_check")
-        if pip:
-            verdict = "clean" if pip["clean"] else "FAILED" if pip["failing"] else "unchanged"
-            write(f"  pip check: {verdict}\n")
-            for line in pip["failing"] or ([] if pip["clean"] else pip["after"]):
-                write(f"    {line}\n")
+        _proof(proof, out)
     rollback = result.get("rollback")
     if rollback:
         write(
@@ -86,6 +59,44 @@ def text(result: dict[str, Any], out: TextIO) -> None:
         write(f"\nnext: {following['text']}\n")
         for command in following["commands"]:
             write(f"  {command}\n")
+
+
+def _plan(plan: dict[str, Any], out: TextIO) -> None:
+    """The refusals, the numbered steps with their reasons, and the notes."""
+    write = out.write
+    for reason in plan.get("refusals", []):
+        write(f"\nREFUSED: {reason}\n")
+    steps = plan.get("steps", [])
+    if steps:
+        write(f"\nPlan ({len(steps)} step{'s' if len(steps) != 1 else ''}):\n")
+        for number, (step, command) in enumerate(
+            zip(steps, plan.get("commands", []), strict=False), 1
+        ):
+            write(f"  {number}. {command}\n     why: {step['why']}\n")
+    for note in plan.get("notes", []):
+        write(f"  note: {note}\n")
+
+
+def _proof(proof: dict[str, Any], out: TextIO) -> None:
+    """Versions, smoke session, findings and pip check before -> after."""
+    write = out.write
+    write("\nProof (fresh check with the smoke session):\n")
+    for name in sorted(set(proof["versions_before"]) | set(proof["versions_after"])):
+        old = proof["versions_before"].get(name, "-")
+        new = proof["versions_after"].get(name, "-")
+        write(f"  {name}: {old} -> {new}\n")
+    sb, sa = proof["smoke_before"], proof["smoke_after"]
+    write(f"  smoke: {_smoke(sb)} -> {_smoke(sa)}\n")
+    if proof["findings_gone"]:
+        write(f"  findings gone: {', '.join(proof['findings_gone'])}\n")
+    if proof["findings_new"]:
+        write(f"  findings new: {', '.join(proof['findings_new'])}\n")
+    pip = proof.get("pip_check")
+    if pip:
+        verdict = "clean" if pip["clean"] else "FAILED" if pip["failing"] else "unchanged"
+        write(f"  pip check: {verdict}\n")
+        for line in pip["failing"] or ([] if pip["clean"] else pip["after"]):
+            write(f"    {line}\n")
 
 
 def _smoke(smoke: dict[str, Any]) -> str:

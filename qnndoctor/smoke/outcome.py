@@ -211,16 +211,7 @@ def classify(completed: Completed, backend: str, timeout: float | None = None) -
             + (f" {STAGES[common['stage']]}" if common["stage"] in STAGES else ""),
             **common,
         )
-    child: dict[str, Any] | None = None
-    raw_line = ""
-    for line in stdout.splitlines():
-        if line.startswith(MARKER):
-            try:
-                loaded = json.loads(line[len(MARKER) :])
-            except (ValueError, RecursionError):
-                continue
-            if isinstance(loaded, dict):
-                child, raw_line = loaded, line[len(MARKER) :]
+    child, raw_line = _child_result(stdout)
     if child is None:
         how = common["exit_name"] or f"exit code {completed.exit_code}"
         logged = first_error(common["log_lines"])
@@ -243,22 +234,43 @@ def classify(completed: Completed, backend: str, timeout: float | None = None) -
     status = str(child["status"])
     if isinstance(child.get("stage"), str):
         common["stage"] = child["stage"]  # its own word, "done" included
-    reason: str | None = None
-    if status == "failed":
-        exc = child.get("exception") or {}
-        reason = f"{exc.get('type')} at stage {child.get('stage')}: {exc.get('message')}"
-        logged = first_error(common["log_lines"])
-        if logged and str(exc.get("message")) not in logged:
-            reason += f" (first error logged: {logged})"
-    elif status == "wrong_output":
-        reason = f"max abs error {child.get('max_abs_error')} > tolerance {child.get('tolerance')}"
-    elif status == "fell_back_to_cpu":
-        reason = f"nodes not on QNN: {child.get('nodes_not_on_qnn')}"
+    reason = _child_reason(status, child, common["log_lines"])
     if completed.exit_code not in (0, None) and status != "failed":
         reason = (reason + "; " if reason else "") + (
             f"then the process exited abnormally ({common['exit_name'] or completed.exit_code})"
         )
     return SmokeResult(status, reason=reason, child=child, **common)
+
+
+def _child_result(stdout: str) -> tuple[dict[str, Any] | None, str]:
+    """The child's last result object (its ``MARKER`` lines) and its raw text."""
+    child: dict[str, Any] | None = None
+    raw_line = ""
+    for line in stdout.splitlines():
+        if line.startswith(MARKER):
+            try:
+                loaded = json.loads(line[len(MARKER) :])
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(loaded, dict):
+                child, raw_line = loaded, line[len(MARKER) :]
+    return child, raw_line
+
+
+def _child_reason(status: str, child: dict[str, Any], log_lines: tuple[str, ...]) -> str | None:
+    """Why a session the child reported on did not pass (None when it did)."""
+    if status == "failed":
+        exc = child.get("exception") or {}
+        reason = f"{exc.get('type')} at stage {child.get('stage')}: {exc.get('message')}"
+        logged = first_error(log_lines)
+        if logged and str(exc.get("message")) not in logged:
+            reason += f" (first error logged: {logged})"
+        return reason
+    if status == "wrong_output":
+        return f"max abs error {child.get('max_abs_error')} > tolerance {child.get('tolerance')}"
+    if status == "fell_back_to_cpu":
+        return f"nodes not on QNN: {child.get('nodes_not_on_qnn')}"
+    return None
 
 
 def failure_text(smoke: Mapping[str, Any]) -> tuple[str, str | None]:

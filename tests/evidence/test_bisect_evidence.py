@@ -14,6 +14,7 @@ from helpers.refresh_tool import load_refresh_tool
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from qnndoctor import evidence
 from qnndoctor.bisect.plan import PlanError, make_plan, parse_releases
 from qnndoctor.evidence import apply, store
 from qnndoctor.matrixdata import load
@@ -85,6 +86,55 @@ def test_the_store_keeps_the_newest_record_per_pair_and_skips_damage(tmp_path: P
     )
     other = store.fingerprint({**machine, "python": "3.12"})
     assert other != print_ and store.lookup(other, tmp_path) == []  # facts changed: not used
+
+
+# Lines as the evidence files held them before the fleet store went behind
+# store.JsonLines (the examples of docs/bisect.md and docs/evidence.md).
+PAIRS_LINE = (
+    '{"cause": null, "fingerprint": "3f0c", "format": 1, "machine": {"python": "3.11"}, '
+    '"onnxruntime": "1.27.0", "onnxruntime_qnn": "2.3.0", "outcome": "passed", '
+    '"platform": "linux_x86_64", "recorded": "2026-11-28T04:23:18Z", "seconds": 28.9, '
+    '"source": "bisect"}\n'
+)
+FLEET_LINE = (
+    '{"cause": "plugin-ort-version-supported-zero", "count": 13, "date": "2026-11-28", '
+    '"facts": {"htp_arch": 73, "npu_driver": "30.0.140.1000", "onnxruntime": "1.31.1", '
+    '"onnxruntime_qnn": "2.3.0", "os": null, "python": null, "soc": "SC8380XP"}, '
+    '"outcome": "failed", "source": "fleet compat table 5f0c2a91d3e7", "v": 1}\n'
+)
+
+
+def test_evidence_files_written_before_still_read_and_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from qnndoctor.evidence.fleet import EvidenceStore, PairFacts, Record
+
+    (tmp_path / "pairs.jsonl").write_text(PAIRS_LINE, "utf-8")
+    (tmp_path / "fleet.jsonl").write_text(FLEET_LINE, "utf-8")
+    monkeypatch.setenv("QNNDOCTOR_EVIDENCE_DIR", str(tmp_path))
+    monkeypatch.delenv("QNNDOCTOR_NO_EVIDENCE", raising=False)
+    assert evidence.present()
+    [pair] = store.lookup("3f0c", tmp_path)
+    assert (pair.onnxruntime_qnn, pair.onnxruntime, pair.seconds) == ("2.3.0", "1.27.0", 28.9)
+    assert json.dumps(pair.to_json(), sort_keys=True) + "\n" == PAIRS_LINE  # written back as read
+    fleet = EvidenceStore()
+    assert fleet.path == tmp_path / "fleet.jsonl"
+    tally = fleet.lookup(onnxruntime_qnn="2.3.0", htp_arch=73)
+    assert (tally.failed, tally.causes) == (13, {"plugin-ort-version-supported-zero": 13})
+    # A new import (replacing its own source) rewrites the file: the old line stays as it was.
+    seen = PairFacts(soc="SC8380XP", htp_arch=73, onnxruntime_qnn="2.7.0")
+    assert fleet.record_many(
+        [Record(seen, "passed", "table b", "2026-11-29", 2)], replacing="table b"
+    )
+    lines = (tmp_path / "fleet.jsonl").read_text("utf-8").splitlines(keepends=True)
+    assert lines[0] == FLEET_LINE and len(lines) == 2
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+    # Past MAX_LINES the pairs file keeps its newest lines, as they were.
+    monkeypatch.setattr(store, "MAX_LINES", 2)
+    newer = dataclasses.replace(pair, onnxruntime_qnn="2.4.0")
+    store.record([newer, dataclasses.replace(pair, onnxruntime_qnn="2.5.0")], tmp_path)
+    kept = (tmp_path / "pairs.jsonl").read_text("utf-8").splitlines()
+    assert [json.loads(line)["onnxruntime_qnn"] for line in kept] == ["2.4.0", "2.5.0"]
 
 
 def test_local_evidence_pins_a_passed_companion_and_rules_out_a_release_that_failed() -> None:

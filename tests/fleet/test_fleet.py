@@ -271,6 +271,9 @@ def test_older_ticket_and_since(cli: Cli, real: dict[str, Path], tmp_path: Path)
     summary = json.loads(since.out)
     assert summary["tickets"]["readable"] == 1 and summary["tickets"]["skipped_by_since"] == 1
     assert cli("fleet", str(old), "--since", "1/2/2026").code == 2
+    unwritable = cli("fleet", str(old), "--csv", str(tmp_path / "no" / "rows.csv"))
+    assert unwritable.code == 2 and unwritable.out == ""
+    assert f"cannot write {tmp_path / 'no' / 'rows.csv'}" in unwritable.err
     none_since = cli("fleet", str(old), "--since", "2030-01-01", "--jobs", "1")
     assert none_since.code == 2 and none_since.out == ""
     assert "no ticket created on or after --since 2030-01-01" in none_since.err

@@ -22,7 +22,7 @@ from onnx import TensorProto, helper
 from qnndoctor.children.runner import SubprocessRunner
 from qnndoctor.model.experiment.compare import compare as compare_models
 from qnndoctor.model.experiment.culprit import find_culprit, search
-from qnndoctor.model.experiment.graph import Graph
+from qnndoctor.model.experiment.graph import CutError, Graph
 from qnndoctor.model.experiment.runs import ChildRun
 from qnndoctor.model.loading import read_model
 from qnndoctor.smoke import MODEL as QDQ_MODEL
@@ -105,6 +105,34 @@ def test_a_trial_failing_another_way_is_not_followed(tmp_path: Path) -> None:
 
 
 @pytest.mark.real_ort
+def test_a_sub_model_that_cannot_be_made_ends_the_search_with_its_reason(
+    tmp_path: Path,
+) -> None:
+    graph = Graph(chain(tmp_path / "chain.onnx", 64))
+    trials: list[tuple[int, ...]] = []
+    failing = judge({37}, trials)
+
+    def trial(indexes: Sequence[int] | None) -> ChildRun:
+        if indexes is not None and len(indexes) == 32:
+            raise CutError("no cut there")
+        return failing(indexes)
+
+    culprit = find_culprit(graph, trial, "float32")
+    assert (culprit.status, culprit.reason, culprit.nodes) == ("not-found", "no cut there", ())
+    assert [(s.label, s.status) for s in culprit.steps] == [
+        ("whole model", "failed"),
+        ("prefix 0..31", "cut-refused"),
+    ]
+    assert trials == [tuple(range(64))]  # the refused cut ran no child
+
+
+def test_a_model_that_runs_has_no_culprit(tmp_path: Path) -> None:
+    graph = Graph(chain(tmp_path / "chain.onnx", 8))
+    trials: list[tuple[int, ...]] = []
+    culprit = find_culprit(graph, judge({99}, trials), "float32")
+    assert (culprit.status, culprit.nodes, len(trials)) == ("no-failure", (), 1)
+
+
 def test_culprit_of_a_finalize_failure_that_names_no_node(
     healthy_venv: Path, tmp_path: Path
 ) -> None:

@@ -254,6 +254,32 @@ def test_classify_keeps_partial_progress_of_a_failed_child() -> None:
     assert result.log_lines == ("2026 [E:onnxruntime:, x.cc:1 F] QNN SetupBackend failed",)
 
 
+@pytest.mark.parametrize(
+    ("child", "exit_code", "reason"),
+    [
+        (
+            {"status": "wrong_output", "max_abs_error": 0.5, "tolerance": 0.01},
+            0,
+            "max abs error 0.5 > tolerance 0.01",
+        ),
+        (
+            {"status": "fell_back_to_cpu", "nodes_not_on_qnn": ["Conv_0"]},
+            3,
+            "nodes not on QNN: ['Conv_0']; then the process exited abnormally (3)",
+        ),
+        ({"status": "passed"}, 3, "then the process exited abnormally (3)"),
+        ({"status": "passed"}, 0, None),
+    ],
+)
+def test_classify_says_why_a_reported_session_did_not_pass(
+    child: dict[str, Any], exit_code: int, reason: str | None
+) -> None:
+    """The last result line counts; an abnormal exit after a result is said."""
+    stdout = "@@qnndoctor-smoke@@{not json\n@@qnndoctor-smoke@@" + json.dumps(child)
+    result = classify(Completed(("p",), exit_code, stdout.encode(), b"", 1.0), "htp")
+    assert (result.status, result.reason) == (child["status"], reason)
+
+
 def test_monolithic_path_with_plain_onnxruntime_over_it(
     cli: Cli, tmp_path: Path, real_wheels: dict[str, Path]
 ) -> None:

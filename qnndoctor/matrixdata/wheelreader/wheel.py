@@ -130,62 +130,134 @@ def analyse_wheel(remote: RangedFile, probes: Probes) -> Analysis:
 
 def _analyse(archive: zipfile.ZipFile, remote: RangedFile, probes: Probes) -> Analysis:
     members = [m for m in archive.infolist() if not m.is_dir()]
-    member_errors: list[str] = []
+    reader = _Reader(archive, remote, probes, members)
+    requires_python, requires_dist, metadata_read = reader.metadata()
+    package_info = reader.package_info()
+    fully_read, pe_infos = reader.versioninfo()
+    reader.headers(fully_read)
+    libs = reader.libs
+    for name, lib in sorted(libs.items()):
+        if lib.error:
+            reader.member_errors.append(f"{name}: {lib.error}")
+    member_errors = reader.member_errors
+    version, note = decide_qnn_version(package_info, pe_infos, reader.build_strings)
+    return Analysis(
+        requires_python=requires_python,
+        requires_dist=requires_dist,
+        metadata_read=metadata_read,
+        libraries=tuple(libs[name] for name in sorted(libs)),
+        qnn_version=version,
+        qnn_version_note=note,
+        fetched_whole=remote.fetched_whole,
+        bytes_read=remote.bytes_read,
+        requests=remote.requests,
+        file_size=remote.size,
+        error=("member errors: " + "; ".join(member_errors)) if member_errors else None,
+    )
 
-    requires_python: str | None = None
-    requires_dist: tuple[str, ...] = ()
-    metadata_read = False
-    metadata = sorted((m for m in members if _METADATA_RE.match(m.filename)), key=_name)
-    if not metadata:
-        member_errors.append("no *.dist-info/METADATA")
-    else:
+
+class _Reader:
+    """One wheel's analysis under way: its native libraries as read so far,
+    the QNN build strings found in them, and the members' problems."""
+
+    def __init__(
+        self,
+        archive: zipfile.ZipFile,
+        remote: RangedFile,
+        probes: Probes,
+        members: list[zipfile.ZipInfo],
+    ) -> None:
+        self.archive = archive
+        self.remote = remote
+        self.probes = probes
+        self.members = members
+        self.member_errors: list[str] = []
+        self.build_strings: list[tuple[str, str]] = []
+        self.libs: dict[str, Library] = {}
+        self.lib_members: dict[str, zipfile.ZipInfo] = {}
+        for member in members:
+            base = member.filename.rsplit("/", 1)[-1]
+            kind = probes.classify(base)
+            if kind is None:
+                continue
+            self.lib_members[member.filename] = member
+            self.libs[member.filename] = Library(
+                path=member.filename,
+                kind=kind,
+                size=member.file_size,
+                hexagon_version=probes.hexagon_version(base, kind),
+            )
+
+    def metadata(self) -> tuple[str | None, tuple[str, ...], bool]:
+        """(Requires-Python, Requires-Dist, whether METADATA was read)."""
+        metadata = sorted((m for m in self.members if _METADATA_RE.match(m.filename)), key=_name)
+        if not metadata:
+            self.member_errors.append("no *.dist-info/METADATA")
+            return None, (), False
         try:
-            requires_python, requires_dist = _metadata(read_member(archive, remote, metadata[0]))
-            metadata_read = True
+            data = read_member(self.archive, self.remote, metadata[0])
         except MemberFailure as exc:
-            member_errors.append(f"{metadata[0].filename}: {exc}")
+            self.member_errors.append(f"{metadata[0].filename}: {exc}")
+            return None, (), False
+        requires_python, requires_dist = _metadata(data)
+        return requires_python, requires_dist, True
 
-    package_info: tuple[str, str] | None = None
-    for member in sorted(members, key=_name):
-        if not member.filename.endswith("/build_and_package_info.py"):
-            continue
+    def package_info(self) -> tuple[str, str] | None:
+        """(member, QNN version) of the first build_and_package_info.py naming one."""
+        for member in sorted(self.members, key=_name):
+            if not member.filename.endswith("/build_and_package_info.py"):
+                continue
+            try:
+                data = read_member(self.archive, self.remote, member)
+            except MemberFailure as exc:
+                self.member_errors.append(f"{member.filename}: {exc}")
+                continue
+            match = _PKG_QNN_RE.search(data.decode("utf-8", "replace"))
+            if match:
+                return member.filename, match.group(1)
+        return None
+
+    def versioninfo(self) -> tuple[set[str], list[tuple[str, str]]]:
+        """(the libraries read whole, (library, ProductVersion) found).
+        VERSIONINFO: the smallest QNN DLL of each library folder that has one
+        (win_amd64 2.x wheels carry an amd64 and an arm64ec folder)."""
+        libs = self.libs
+        fully_read: set[str] = set()
+        pe_infos: list[tuple[str, str]] = []
+        by_folder: dict[str, list[zipfile.ZipInfo]] = {}
+        for name, member in self.lib_members.items():
+            if (
+                libs[name].kind in QNN_RUNTIME
+                and name.lower().endswith(".dll")
+                and member.compress_size <= _VERSIONINFO_MAX_COMPRESSED
+            ):
+                by_folder.setdefault(name.rsplit("/", 1)[0], []).append(member)
+        for folder in sorted(by_folder):
+            candidates = sorted(by_folder[folder], key=lambda m: (m.compress_size, m.filename))
+            for member in candidates[:_VERSIONINFO_TRIES]:
+                fully_read.add(member.filename)
+                self.read_whole_pe(member.filename)
+                product = libs[member.filename].product_version
+                if product:
+                    pe_infos.append((member.filename, product))
+                    break
+        for name, lib in sorted(libs.items()):
+            if lib.kind == "ort_providers_shared" and name.lower().endswith(".dll"):
+                fully_read.add(name)
+                self.read_whole_pe(name)
+        return fully_read, pe_infos
+
+    def read_whole_pe(self, name: str) -> None:
+        libs = self.libs
         try:
-            text = read_member(archive, remote, member).decode("utf-8", "replace")
-        except MemberFailure as exc:
-            member_errors.append(f"{member.filename}: {exc}")
-            continue
-        match = _PKG_QNN_RE.search(text)
-        if match:
-            package_info = (member.filename, match.group(1))
-            break
-
-    libs: dict[str, Library] = {}
-    lib_members: dict[str, zipfile.ZipInfo] = {}
-    for member in members:
-        base = member.filename.rsplit("/", 1)[-1]
-        kind = probes.classify(base)
-        if kind is None:
-            continue
-        lib_members[member.filename] = member
-        libs[member.filename] = Library(
-            path=member.filename,
-            kind=kind,
-            size=member.file_size,
-            hexagon_version=probes.hexagon_version(base, kind),
-        )
-
-    build_strings: list[tuple[str, str]] = []
-
-    def read_whole_pe(name: str) -> None:
-        try:
-            data = read_member(archive, remote, lib_members[name])
+            data = read_member(self.archive, self.remote, self.lib_members[name])
         except MemberFailure as exc:
             libs[name] = replace(libs[name], error=str(exc))
             return
         if libs[name].kind in QNN_RUNTIME:
-            build_strings.extend((name, b) for b in qnn_build_strings(data))
+            self.build_strings.extend((name, b) for b in qnn_build_strings(data))
         if data[:2] != b"MZ":
-            machine, source, error = header_machine(data[:_HEAD_MAX], probes)
+            machine, source, error = header_machine(data[:_HEAD_MAX], self.probes)
             libs[name] = replace(libs[name], machine=machine, machine_source=source, error=error)
             return
         info: dict[str, Any] = read_pe_bytes(data)
@@ -203,64 +275,24 @@ def _analyse(archive: zipfile.ZipFile, remote: RangedFile, probes: Probes) -> An
             error=info.get("error"),
         )
 
-    # VERSIONINFO: the smallest QNN DLL of each library folder that has one
-    # (win_amd64 2.x wheels carry an amd64 and an arm64ec folder).
-    fully_read: set[str] = set()
-    pe_infos: list[tuple[str, str]] = []
-    by_folder: dict[str, list[zipfile.ZipInfo]] = {}
-    for name, member in lib_members.items():
-        if (
-            libs[name].kind in QNN_RUNTIME
-            and name.lower().endswith(".dll")
-            and member.compress_size <= _VERSIONINFO_MAX_COMPRESSED
-        ):
-            by_folder.setdefault(name.rsplit("/", 1)[0], []).append(member)
-    for folder in sorted(by_folder):
-        candidates = sorted(by_folder[folder], key=lambda m: (m.compress_size, m.filename))
-        for member in candidates[:_VERSIONINFO_TRIES]:
-            fully_read.add(member.filename)
-            read_whole_pe(member.filename)
-            product = libs[member.filename].product_version
-            if product:
-                pe_infos.append((member.filename, product))
-                break
-    for name, lib in sorted(libs.items()):
-        if lib.kind == "ort_providers_shared" and name.lower().endswith(".dll"):
-            fully_read.add(name)
-            read_whole_pe(name)
-
-    for name in sorted(libs):
-        lib = libs[name]
-        if name in fully_read or lib.kind == "signed_catalog":
-            continue
-        try:
-            head = read_member_head(archive, remote, lib_members[name], _head_need)
-            machine, source, error = header_machine(head, probes)
-            if error and len(head) == _HEAD_FIRST:  # PE headers further in than usual
-                head = read_member_head(archive, remote, lib_members[name], _more_head)
-                machine, source, error = header_machine(head, probes)
-        except MemberFailure as exc:
-            libs[name] = replace(lib, error=str(exc))
-            continue
-        libs[name] = replace(lib, machine=machine, machine_source=source, error=error)
-
-    for name, lib in sorted(libs.items()):
-        if lib.error:
-            member_errors.append(f"{name}: {lib.error}")
-    version, note = decide_qnn_version(package_info, pe_infos, build_strings)
-    return Analysis(
-        requires_python=requires_python,
-        requires_dist=requires_dist,
-        metadata_read=metadata_read,
-        libraries=tuple(libs[name] for name in sorted(libs)),
-        qnn_version=version,
-        qnn_version_note=note,
-        fetched_whole=remote.fetched_whole,
-        bytes_read=remote.bytes_read,
-        requests=remote.requests,
-        file_size=remote.size,
-        error=("member errors: " + "; ".join(member_errors)) if member_errors else None,
-    )
+    def headers(self, fully_read: set[str]) -> None:
+        """The machine of every library not read whole, from its header."""
+        libs = self.libs
+        for name in sorted(libs):
+            lib = libs[name]
+            if name in fully_read or lib.kind == "signed_catalog":
+                continue
+            member = self.lib_members[name]
+            try:
+                head = read_member_head(self.archive, self.remote, member, _head_need)
+                machine, source, error = header_machine(head, self.probes)
+                if error and len(head) == _HEAD_FIRST:  # PE headers further in than usual
+                    head = read_member_head(self.archive, self.remote, member, _more_head)
+                    machine, source, error = header_machine(head, self.probes)
+            except MemberFailure as exc:
+                libs[name] = replace(lib, error=str(exc))
+                continue
+            libs[name] = replace(lib, machine=machine, machine_source=source, error=error)
 
 
 def read_wheel(http: Http, index_file: IndexFile, probes: Probes, log: Log) -> Analysis:

@@ -156,37 +156,51 @@ def fix_for(node: NodeInfo, error: str | None, reason: str | None, precision: st
     )
 
 
-def find_culprit(graph: Graph, trial: Trial, precision: str) -> Culprit:
-    """Delta debugging with ``trial`` (one contained child per call)."""
-    started = time.perf_counter()
-    steps: list[Step] = []
-    seen: dict[tuple[int, ...], ChildRun | None] = {}
-    count = len(graph)
+class _Trials:
+    """The trials made so far (one contained child per sub-model, each made
+    once) and the whole model's failure signature."""
 
-    searched: list[str] = []  # the whole model's failure signature
+    def __init__(self, trial: Trial, count: int) -> None:
+        self.trial = trial
+        self.count = count
+        self.steps: list[Step] = []
+        self.seen: dict[tuple[int, ...], ChildRun | None] = {}
+        self.searched: list[str] = []  # the whole model's failure signature
 
-    def fails(indexes: Sequence[int] | None, label: str) -> bool | None:
+    def fails(self, indexes: Sequence[int] | None, label: str) -> bool | None:
         """True: fails as the whole model does; False: passes, or fails
         another way; None: the sub-model cannot be made."""
-        key = tuple(indexes) if indexes is not None else tuple(range(count))
-        if key not in seen:
-            try:
-                run: ChildRun | None = trial(indexes)
-            except CutError as exc:
-                run = None
-                steps.append(Step(label, len(key), "cut-refused", str(exc), 0.0))
-            if run is not None:
-                kind = None if run.passed else signature(run)
-                steps.append(Step(label, len(key), run.status, run.error, run.seconds, kind))
-            seen[key] = run
-        done = seen[key]
+        key = tuple(indexes) if indexes is not None else tuple(range(self.count))
+        if key not in self.seen:
+            self.seen[key] = self._run(key, indexes, label)
+        done = self.seen[key]
         if done is None:
             return None
         if done.passed:
             return False
-        if not searched:
-            searched.append(signature(done))
-        return signature(done) == searched[0]
+        if not self.searched:
+            self.searched.append(signature(done))
+        return signature(done) == self.searched[0]
+
+    def _run(
+        self, key: tuple[int, ...], indexes: Sequence[int] | None, label: str
+    ) -> ChildRun | None:
+        try:
+            run = self.trial(indexes)
+        except CutError as exc:
+            self.steps.append(Step(label, len(key), "cut-refused", str(exc), 0.0))
+            return None
+        kind = None if run.passed else signature(run)
+        self.steps.append(Step(label, len(key), run.status, run.error, run.seconds, kind))
+        return run
+
+
+def find_culprit(graph: Graph, trial: Trial, precision: str) -> Culprit:
+    """Delta debugging with ``trial`` (one contained child per call)."""
+    started = time.perf_counter()
+    count = len(graph)
+    trials = _Trials(trial, count)
+    fails, steps, seen, searched = trials.fails, trials.steps, trials.seen, trials.searched
 
     def result(status: str, nodes: Sequence[int] = (), run: ChildRun | None = None,
                reason: str | None = None) -> Culprit:  # fmt: skip
