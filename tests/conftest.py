@@ -33,6 +33,27 @@ SCHEMA = json.loads(
 )
 
 
+# The modules whose tests take longest (real venvs, pip, sessions; `.ci/run`
+# prints the slowest), started first: pytest-xdist hands tests out in this
+# order, so the long ones no longer wait at the end of the run while the
+# other workers are idle. Within a module the order is kept (and with it
+# its module-scoped fixtures).
+SLOW_MODULES_FIRST = (
+    "tests/test_prescriptions.py",
+    "tests/fix/test_fix.py",
+    "tests/diagnosis/test_prefilter.py",
+    "tests/resolver/test_target_pip.py",
+    "tests/smoke/test_smoke.py",
+    "tests/bisect/test_bisect.py",
+    "tests/test_api.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: index for index, name in enumerate(SLOW_MODULES_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+
+
 def _pins() -> list[str]:
     lines = (HERE / "real-wheels.txt").read_text("utf-8").splitlines()
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]

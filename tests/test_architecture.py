@@ -279,3 +279,12 @@ def test_no_function_over_complexity_15() -> None:
 def test_the_complexity_allow_list_is_current() -> None:
     stale = ALLOWED_COMPLEX - set(installed_too_complex())
     assert stale == set(), f"no longer over {MAX_COMPLEXITY}: remove from ALLOWED_COMPLEX: {stale}"
+
+
+def test_the_slow_modules_started_first_exist() -> None:
+    """conftest.SLOW_MODULES_FIRST names files: a moved test file would
+    silently lose its early start."""
+    from conftest import SLOW_MODULES_FIRST
+
+    repo = Path(__file__).resolve().parent.parent
+    assert [m for m in SLOW_MODULES_FIRST if not (repo / m).is_file()] == []
