@@ -19,8 +19,9 @@ from typing import Any
 from ..matrixdata import Soc
 from . import contradict, qnn_codes, stage, textfacts
 from .catalogue import Catalogue, CatalogueError, Signature, load
+from .cleaning import clean_lines
 from .compact import Compacted, compact
-from .engine import CLOSE_MARGIN, Candidate, Excluded, Verdict, clean_lines, score
+from .engine import CLOSE_MARGIN, Candidate, Excluded, Verdict, score
 from .facts import DiagnosisFacts, Fact, from_report_facts, merge
 from .logfile import readable
 from .resemblance import MIN_SIMILARITY, failure_lines

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..facts.socs import mentioned_soc
 from ..matrixdata import Soc
-from .engine import clean_lines
+from .cleaning import clean_lines
 from .facts import DiagnosisFacts, Fact, from_items, soc_name
 from .prefilter import Allow, LineGate
 
@@ -389,83 +389,21 @@ def from_text(text: str, socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
 
 
 def from_lines(lines: list[str], socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
-    """``from_text`` for lines the engine already cleaned (``engine.clean_lines``:
+    """``from_text`` for lines the engine already cleaned (``cleaning.clean_lines``:
     terminal colour codes out, so a fact's source line quotes without them)."""
     text = "\n".join(lines)  # for the few finders that read across lines
-    found: dict[str, Fact] = {}
-    flavours: dict[str, str] = {}
-    template_ort: Fact | None = None
-    listing_header: int | None = None  # the line of a `pip list` / `conda list` header
-    freeze_lines = 0
-
-    def note(key: str, value: Any, number: int, line: str) -> None:
-        if key not in found:
-            found[key] = Fact(key, value, f"log line {number}: {_snippet(line)!r}")
-
-    for number, name, version in _pip_show_blocks(lines):
-        if name in _FLAVOUR_KEYS:
-            note(_FLAVOUR_KEYS[name], version, number, lines[number - 1] + " " + lines[number])
-        if name in _ORT_FLAVOURS:
-            flavours.setdefault(name, f"log line {number}")
-    for number, key, value in _template_headings(lines):
-        if key == "onnxruntime.template":
-            template_ort = template_ort or Fact(
-                "onnxruntime.version", value, f"log line {number}: {_snippet(lines[number - 1])!r}"
-            )
-        elif value is not None:
-            note(key, value, number, lines[number - 1])
-    gate = LineGate(lines, [r for _finder, regexes in _FINDER_REGEXES for r in regexes])
-    finders = [(finder, gate.lines_for(regexes)) for finder, regexes in _FINDER_REGEXES]
-    for number, line in enumerate(lines, 1):
-        if not line:
-            continue  # no finder reads an empty line (a long log's blanked ones: compact)
-        index = number - 1
-        wanted = [f for f, on in finders if on is None or index in on]
-        if not wanted:
-            continue  # no finder's regex can match this line
-        allow = gate.for_line(index)
-        if len(line) > 2000:
-            line = line[:2000]
-        for finder in wanted:
-            for key, value in finder(line, allow):
-                if key == "flavour":
-                    flavours.setdefault(value, f"log line {number}")
-                elif key == "listing":
-                    if value == "header":
-                        listing_header = listing_header or number
-                    else:
-                        freeze_lines += 1
-                elif key == "python.minor":
-                    note("python.minor", value, number, line)
-                elif key == "onnxruntime.template":
-                    if template_ort is None:
-                        template_ort = Fact(
-                            "onnxruntime.version", value, f"log line {number}: {_snippet(line)!r}"
-                        )
-                else:
-                    note(key, value, number, line)
+    scan = _Scan()
+    scan.blocks(lines)
+    scan.each_line(lines)
+    found = scan.found
     items = [fact for key, fact in found.items() if key != "python.minor"]
     minor = found.get("python.minor")
     if minor is not None and "python.version" not in found:
         items.append(Fact("python.version", f"3.{str(minor.value)[3:]}", minor.source))
-    if template_ort is not None:
-        items.extend(_template_versions(template_ort, found, text))
-    if flavours:
-        names = frozenset(f for f in flavours if f in _MODULE_FLAVOURS)
-        listing = (
-            f"a full package listing (log line {listing_header})"
-            if listing_header is not None
-            else "a pip freeze listing"
-            if freeze_lines >= FREEZE_LINES
-            else None
-        )
-        # ``flavours`` is the whole set: one flavour seen in a `pip show` or a
-        # sentence is not proof that no other is installed (a shadowed install
-        # is one its owner does not know about); a full listing is.
-        if len(names) > 1 or (names and listing):
-            pip_lines = ", ".join(sorted(flavours.values()))
-            source = f"pip lines: {pip_lines}" + (f", in {listing}" if listing else "")
-            items.append(Fact("flavours", names, source))
+    if scan.template_ort is not None:
+        items.extend(_template_versions(scan.template_ort, found, text))
+    if scan.flavours and (flavours := scan.flavour_fact()) is not None:
+        items.append(flavours)
     if socs and (hit := mentioned_soc(text, socs)):
         soc, named = hit
         source = f"the log names {named!r} (SoC table)"
@@ -474,6 +412,92 @@ def from_lines(lines: list[str], socs: tuple[Soc, ...] = ()) -> DiagnosisFacts:
             items.append(Fact("htp_arch", f"v{soc.htp_arch}", source))
         items.append(Fact("machine.arch", "arm64", source))
     return from_items(items)
+
+
+class _Scan:
+    """What ``from_lines`` gathers from a text's lines, the first of each fact kept."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, Fact] = {}
+        self.flavours: dict[str, str] = {}
+        self.template_ort: Fact | None = None
+        self.listing_header: int | None = None  # the line of a `pip list` / `conda list` header
+        self.freeze_lines = 0
+
+    def note(self, key: str, value: Any, number: int, line: str) -> None:
+        if key not in self.found:
+            self.found[key] = Fact(key, value, f"log line {number}: {_snippet(line)!r}")
+
+    def blocks(self, lines: list[str]) -> None:
+        """Facts that span lines: `pip show` blocks, the bug template's headings."""
+        for number, name, version in _pip_show_blocks(lines):
+            if name in _FLAVOUR_KEYS:
+                self.note(
+                    _FLAVOUR_KEYS[name], version, number, lines[number - 1] + " " + lines[number]
+                )
+            if name in _ORT_FLAVOURS:
+                self.flavours.setdefault(name, f"log line {number}")
+        for number, key, value in _template_headings(lines):
+            if key == "onnxruntime.template":
+                if self.template_ort is None:
+                    source = f"log line {number}: {_snippet(lines[number - 1])!r}"
+                    self.template_ort = Fact("onnxruntime.version", value, source)
+            elif value is not None:
+                self.note(key, value, number, lines[number - 1])
+
+    def each_line(self, lines: list[str]) -> None:
+        """Every line finder, each only on the lines that hold its regexes' literals."""
+        gate = LineGate(lines, [r for _finder, regexes in _FINDER_REGEXES for r in regexes])
+        finders = [(finder, gate.lines_for(regexes)) for finder, regexes in _FINDER_REGEXES]
+        for number, line in enumerate(lines, 1):
+            if not line:
+                continue  # no finder reads an empty line (a long log's blanked ones: compact)
+            index = number - 1
+            wanted = [f for f, on in finders if on is None or index in on]
+            if not wanted:
+                continue  # no finder's regex can match this line
+            allow = gate.for_line(index)
+            if len(line) > 2000:
+                line = line[:2000]
+            for finder in wanted:
+                for key, value in finder(line, allow):
+                    self.take(key, value, number, line)
+
+    def take(self, key: str, value: Any, number: int, line: str) -> None:
+        if key == "flavour":
+            self.flavours.setdefault(value, f"log line {number}")
+        elif key == "listing":
+            if value == "header":
+                self.listing_header = self.listing_header or number
+            else:
+                self.freeze_lines += 1
+        elif key == "python.minor":
+            self.note("python.minor", value, number, line)
+        elif key == "onnxruntime.template":
+            if self.template_ort is None:
+                source = f"log line {number}: {_snippet(line)!r}"
+                self.template_ort = Fact("onnxruntime.version", value, source)
+        else:
+            self.note(key, value, number, line)
+
+    def flavour_fact(self) -> Fact | None:
+        """Which onnxruntime flavours are installed, when the text shows it."""
+        names = frozenset(f for f in self.flavours if f in _MODULE_FLAVOURS)
+        listing = (
+            f"a full package listing (log line {self.listing_header})"
+            if self.listing_header is not None
+            else "a pip freeze listing"
+            if self.freeze_lines >= FREEZE_LINES
+            else None
+        )
+        # ``flavours`` is the whole set: one flavour seen in a `pip show` or a
+        # sentence is not proof that no other is installed (a shadowed install
+        # is one its owner does not know about); a full listing is.
+        if len(names) > 1 or (names and listing):
+            pip_lines = ", ".join(sorted(self.flavours.values()))
+            source = f"pip lines: {pip_lines}" + (f", in {listing}" if listing else "")
+            return Fact("flavours", names, source)
+        return None
 
 
 def _template_versions(template: Fact, found: dict[str, Fact], text: str) -> list[Fact]:

@@ -83,7 +83,7 @@ def test_a_log_pasted_with_its_line_numbers_reads_as_the_log() -> None:
     numbered = "\n".join(f"{i + 1:>4}  {line}" for i, line in enumerate(lines))
     assert diagnose(numbered).ids()[:1] == plain
     # numbers that do not count up are the text's own: left alone
-    from qnndoctor.diagnosis.engine import clean_lines
+    from qnndoctor.diagnosis.cleaning import clean_lines
 
     assert clean_lines("1 nodes on the NPU\n3 nodes on the CPU") == [
         "1 nodes on the NPU",
