@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
+from ..report.view import view
 from .summary import counts, recommendation_lines, sections, smoke_line
 
 
@@ -22,35 +23,36 @@ def _item(line: str) -> str:
 
 def render(report: dict[str, Any], stream: TextIO) -> None:
     c = counts(report)
-    tool = report.get("tool", {})
-    target = report.get("target", {})
+    doc = view(report)
     out = [
-        f"### qnndoctor {tool.get('version')} report",
+        f"### qnndoctor {doc.tool.version} report",
         "",
-        f"**Target:** `{target.get('python')}` ({target.get('how_chosen')})  ",
+        f"**Target:** `{doc.target.python}` ({doc.target.how_chosen})  ",
         f"**Result:** {c['error']} error(s), {c['warning']} warning(s), {c['info']} info",
         "",
         "| severity | id | finding |",
         "|---|---|---|",
     ]
-    for f in report.get("findings", []):
-        out.append(f"| {f['severity']} | `{f['id']}` | {_cell(f['title'])} |")
-    if not report.get("findings"):
+    for f in doc.findings:
+        out.append(f"| {f.severity} | `{f.id}` | {_cell(f.title)} |")
+    if not doc.findings:
         out.append("| - | - | no findings |")
     out.append("")
     from ..report.ticket_changes import change_lines
 
     changed = change_lines(report)
     if changed:
-        created = (report.get("changes_since_report") or {}).get("report_created")
-        out += [f"**Since the saved report ({created}):**", *[f"- {line}" for line in changed], ""]
-    for f in report.get("findings", []):
-        out += [f"#### {f['severity'].upper()} `{f['id']}`: {f['title']}", "", f["explanation"], ""]
-        fix = f.get("fix")
-        if fix:
-            out += [f"**Fix:** {fix['text']}", ""]
-            if fix.get("commands"):
-                out += ["```", *fix["commands"], "```", ""]
+        out += [
+            f"**Since the saved report ({doc.report_created}):**",
+            *[f"- {line}" for line in changed],
+            "",
+        ]
+    for f in doc.findings:
+        out += [f"#### {f.severity.upper()} `{f.id}`: {f.title}", "", f.explanation, ""]
+        if f.fix:
+            out += [f"**Fix:** {f.fix.text}", ""]
+            if f.fix.commands:
+                out += ["```", *f.fix.commands, "```", ""]
     out += ["<details><summary>Environment</summary>", ""]
     for section in sections(report):
         mark = (
@@ -65,11 +67,10 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
         out.append("")
     out.append(f"**Smoke session:** {smoke_line(report)}")
     out += ["", "**Recommended onnxruntime-qnn:**", "```", *recommendation_lines(report), "```"]
-    skipped = report.get("skipped_checks", [])
-    if skipped:  # a list of its own, not lines hanging under the recommendation
+    if doc.skipped_checks:  # a list of its own, not lines hanging under the recommendation
         out += ["", "**Checks skipped:**"]
-        out += [f"- `{item['rule']}`: {_cell(item['reason'])}" for item in skipped]
+        out += [f"- `{item.rule}`: {_cell(item.reason)}" for item in doc.skipped_checks]
     out += ["", "</details>", ""]
-    if report.get("redacted"):
+    if doc.redacted:
         out.append("_User name, host name and home path redacted._")
     stream.write("\n".join(out) + "\n")

@@ -6,6 +6,7 @@ from typing import Any, TextIO
 
 from rich.console import Console  # this module is imported only to render text
 
+from ..report.view import view
 from .summary import counts, recommendation_lines, sections, smoke_line, smoke_title
 
 _FLAG_MARK = {
@@ -33,13 +34,12 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
     isatty = getattr(stream, "isatty", None)
     on_terminal = bool(isatty and isatty())
     console = _Console(file=stream, highlight=False, soft_wrap=not on_terminal, emoji=False)
-    tool = report.get("tool", {})
-    target = report.get("target", {})
+    doc = view(report)
     console.print(
-        f"[bold]qnndoctor {escape(str(tool.get('version')))}[/] checking "
-        f"[bold]{escape(str(target.get('python')))}[/]"
+        f"[bold]qnndoctor {escape(str(doc.tool.version))}[/] checking "
+        f"[bold]{escape(str(doc.target.python))}[/]"
     )
-    console.print(f"  [dim]{escape(str(target.get('how_chosen')))}[/]")
+    console.print(f"  [dim]{escape(str(doc.target.how_chosen))}[/]")
     console.print()
     for section in sections(report):
         mark = (
@@ -55,34 +55,31 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
     for line in recommendation_lines(report):
         console.print(f"  {escape(line)}", soft_wrap=True)
     console.print()
-    findings = report.get("findings", [])
-    if findings:
+    if doc.findings:
         console.print("[bold]Findings[/]")
-    for f in findings:
-        style = _STYLE.get(f["severity"], "bold")
+    for f in doc.findings:
+        style = _STYLE.get(f.severity, "bold")
         console.print(
-            f"[{style}]{f['severity'].upper():7}[/] [bold]{escape(f['title'])}[/] [dim]({escape(f['id'])})[/]"
+            f"[{style}]{f.severity.upper():7}[/] [bold]{escape(f.title)}[/] [dim]({escape(f.id)})[/]"
         )
-        console.print(f"  {escape(f['explanation'])}")
-        for ev in [e for e in f.get("evidence", []) if e.get("value") not in (None, [], {})][:4]:
-            value = str(ev.get("value"))
+        console.print(f"  {escape(f.explanation)}")
+        for ev in [e for e in f.evidence if e.value not in (None, [], {})][:4]:
+            value = str(ev.value)
             console.print(
-                f"  [dim]evidence {escape(ev['fact'])}: {escape(value[:200])}{'...' if len(value) > 200 else ''}[/]"
+                f"  [dim]evidence {escape(ev.fact)}: {escape(value[:200])}{'...' if len(value) > 200 else ''}[/]"
             )
-        fix = f.get("fix")
-        if fix:
-            console.print(f"  [green]fix:[/] {escape(fix['text'])}")
-            for command in fix.get("commands", []):
+        if f.fix:
+            console.print(f"  [green]fix:[/] {escape(f.fix.text)}")
+            for command in f.fix.commands:
                 console.print(f"    [bold]{escape(command)}[/]", soft_wrap=True)
         console.print()
-    for skipped in report.get("skipped_checks", []):
-        console.print(f"[yellow]skipped[/] {escape(skipped['rule'])}: {escape(skipped['reason'])}")
+    for skipped in doc.skipped_checks:
+        console.print(f"[yellow]skipped[/] {escape(skipped.rule)}: {escape(skipped.reason)}")
     from ..report.ticket_changes import change_lines
 
     changed = change_lines(report)
     if changed:
-        created = (report.get("changes_since_report") or {}).get("report_created")
-        console.print(f"[bold]Since the saved report ({escape(str(created))})[/]")
+        console.print(f"[bold]Since the saved report ({escape(str(doc.report_created))})[/]")
         for line in changed:
             console.print(f"  {escape(line)}")
     c = counts(report)
