@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import subprocess
 import sys
 import tempfile
@@ -103,6 +104,17 @@ def _miss_kind(expected: str, ids: list[str], catalogued: set[str]) -> str:
     return "another cause first"
 
 
+def wilson_lower(right: int, given: int, z: float = 1.96) -> float:
+    """The Wilson score interval's lower bound (95 %) of right / given: the share a
+    label can honestly promise from this many answers (0 when none were given)."""
+    if given <= 0:
+        return 0.0
+    p = right / given
+    centre = p + z * z / (2 * given)
+    spread = z * math.sqrt((p * (1 - p) + z * z / (4 * given)) / given)
+    return (centre - spread) / (1 + z * z / given)
+
+
 def _print_score(name: str, score: Score) -> None:
     total = score.total
     print(
@@ -131,7 +143,12 @@ def _print_score(name: str, score: Score) -> None:
         for label in ("high", "medium", "low"):
             r, w = score.right_by_confidence[label], score.wrong_by_confidence[label]
             cells.append(
-                f"{label} {r}/{r + w}" + (f" ({100 * r / (r + w):.0f} %)" if r + w else "")
+                f"{label} {r}/{r + w}"
+                + (
+                    f" ({100 * r / (r + w):.0f} %, >= {math.floor(100 * wilson_lower(r, r + w))} %)"
+                    if r + w
+                    else ""
+                )
             )
         print(f"{'':9}   calibration: {', '.join(cells)}")
 
