@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "diagnosis.md"
 UNFITTED = ("leave-one-out", "public held-out", "runtime-made held-out")
 
