@@ -168,7 +168,7 @@ class EvidenceStore:
         written by a newer qnndoctor, or damaged, still answers)."""
         try:
             handle = open(self.path, "rb")  # noqa: SIM115 - closed below
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # no store (the cache path is a file)
             return
         with handle:
             read = 0
