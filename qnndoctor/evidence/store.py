@@ -109,7 +109,7 @@ class JsonLines:
 
         try:
             handle = self.path.open("rb")
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # no store (the cache path is a file)
             return
         with handle:
             read = 0
