@@ -81,6 +81,19 @@ def _python_in_env(root: Path) -> Path | None:
     return None
 
 
+def _no_python_in(spec: str, root: Path) -> str:
+    """Why an environment folder has no interpreter: a venv whose base Python
+    was removed or upgraded keeps ``bin/python`` as a link to nothing."""
+    for name in ("bin/python", "bin/python3", "Scripts/python.exe"):
+        link = root / name
+        if link.is_symlink() and not link.exists():
+            return (
+                f"{spec}: {name} is a link to {link.readlink()}, which does not exist "
+                "(the Python this environment was made with is gone): make the environment again"
+            )
+    return f"{spec} is a folder without a python in bin/ or Scripts/"
+
+
 def resolve(
     spec: str | None,
     environ: Mapping[str, str] | None = None,
@@ -107,7 +120,7 @@ def resolve(
     if path.is_dir():
         found = _python_in_env(path)
         if found is None:
-            raise TargetError(f"{spec} is a folder without a python in bin/ or Scripts/")
+            raise TargetError(_no_python_in(spec, path))
         return Target(str(found), f"--python {spec} (environment folder)")
     if not path.exists():
         on_path = _which(spec, path=env.get("PATH"))

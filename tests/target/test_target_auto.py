@@ -114,3 +114,15 @@ def test_app_alias_folder_is_known_by_its_path(path: str, alias: bool) -> None:
     from qnndoctor.target.interpreter import is_app_alias
 
     assert is_app_alias(path) is alias
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a venv's bin/python symlink")
+def test_a_venv_whose_python_is_gone_is_named_so(cli: Cli, tmp_path: Path) -> None:
+    """A venv made by a Python that was removed or upgraded keeps bin/python
+    as a link to nothing: the message says which link and what to do."""
+    (tmp_path / "venv" / "bin").mkdir(parents=True)
+    (tmp_path / "venv" / "bin" / "python").symlink_to(tmp_path / "gone" / "python3.11")
+    result = cli("check", "--python", str(tmp_path / "venv"), "--no-smoke")
+    assert result.code == 3
+    assert f"bin/python is a link to {tmp_path / 'gone' / 'python3.11'}, which does not exist" in result.err
+    assert "make the environment again" in result.err and "Traceback" not in result.err
