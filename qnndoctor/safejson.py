@@ -99,21 +99,66 @@ def loads(text: str | bytes, what: str, *, check_depth: bool = True) -> Any:
     return value
 
 
-def write_atomically(path: str | os.PathLike[str], document: Mapping[str, Any]) -> None:
+def write_atomically(
+    path: str | os.PathLike[str],
+    document: Mapping[str, Any],
+    *,
+    indent: int | None = 2,
+    durable: bool = True,
+) -> None:
     """Write the JSON document so that a reader sees the old file or the whole
-    new one, never half of it (a temporary file beside it, then a rename)."""
-    import tempfile  # only when writing: keeps the import of this module light
+    new one, never half of it (``replace_atomically``)."""
+    text = json.dumps(document, indent=indent, ensure_ascii=False) + "\n"
+    replace_atomically(path, text.encode("utf-8"), durable=durable)
+
+
+def replace_atomically(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> None:
+    """Put ``data`` at ``path`` in one step: a reader or an interrupted run
+    sees the old file or the whole new one, never half. The one way qnndoctor
+    replaces a file: a temporary file beside it (named for this process and
+    thread; removed when anything fails), then a rename. The file gets the
+    umask's permissions, like any file; bytes, so that what is on disk is
+    exactly ``data`` on every OS. ``durable``: flushed to disk before the
+    rename (a report, evidence, the matrix); caches that check what they read
+    need not wait for the disk."""
+    import threading  # only when writing: keeps the import of this module light
 
     target = Path(path)
-    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    temporary = Path(name)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
+    handle = os.open(temporary, flags, 0o666)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(document, handle, indent=2, ensure_ascii=False)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            if durable:
+                out.flush()
+                os.fsync(out.fileno())
         temporary.replace(target)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+
+
+def keep_newest(folder: Path, pattern: str, keep: int, *, settled_s: float = 0.0) -> list[str]:
+    """Remove all but the ``keep`` newest files of ``folder`` matching
+    ``pattern`` (a cache folder kept small). A file changed less than
+    ``settled_s`` seconds ago is left alone: another run may still be writing
+    it. Returns what could not be removed, as messages."""
+    import time
+
+    now = time.time()
+    dated = []
+    for entry in folder.glob(pattern):
+        try:
+            dated.append((entry.stat().st_mtime, entry))
+        except OSError:  # removed by another run meanwhile
+            continue
+    problems = []
+    for mtime, old in sorted(dated, reverse=True)[keep:]:
+        if now - mtime < settled_s:
+            continue
+        try:
+            old.unlink(missing_ok=True)
+        except OSError as exc:
+            problems.append(f"{old.name} not removed ({exc.strerror or exc})")
+    return problems

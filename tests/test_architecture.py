@@ -213,6 +213,7 @@ def test_tests_mirror_the_package() -> None:
         "test_decoding.py",  # decoding.py (top level)
         "test_headstart.py",  # headstart.py (top level)
         "test_prescriptions.py",  # every printed command, run as printed
+        "test_safejson.py",  # safejson.py (top level)
     ]
     assert loose == whole_program
 

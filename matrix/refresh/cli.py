@@ -14,7 +14,7 @@ from typing import Any, TextIO
 import platformdirs
 
 from qnndoctor.matrixdata.wheelreader.assemble import Options, dump, refresh, shrinkage
-from qnndoctor.matrixdata.wheelreader.cache import _write_atomic
+from qnndoctor.matrixdata.wheelreader.cache import write_text_atomically
 from qnndoctor.matrixdata.wheelreader.common import (
     _PROJECT_RE,
     DEFAULT_PROJECT,
@@ -211,7 +211,7 @@ def main(argv: Sequence[str] | None = None, *, stderr: TextIO | None = None) -> 
     for lost in dropped:
         log.warning(f"dropped (--allow-shrink): {lost}")
     try:
-        _write_atomic(output, dump(result.document))
+        write_text_atomically(output, dump(result.document))
     except OSError as exc:
         err.write(f"refresh: error: could not write {output}: {exc}\n")
         return EXIT_INDEX

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from qnndoctor.matrixdata.wheelreader.cache import _write_atomic
+from qnndoctor.matrixdata.wheelreader.cache import write_text_atomically
 from qnndoctor.matrixdata.wheelreader.common import EXIT_OK, EXIT_USAGE
 
 _DEFINE = re.compile(r"^\s*#define\s+(QNN_\w+)\s+\(?([\w\s+]+?)\)?\s*$")
@@ -126,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "sources": args.source,
         "codes": codes,
     }
-    _write_atomic(args.out, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
+    write_text_atomically(args.out, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
     print(f"{len(codes)} codes written to {args.out}")
     return EXIT_OK
 

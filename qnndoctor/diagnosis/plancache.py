@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import sys
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -147,40 +145,19 @@ def _read(path: Path, sources: list[str], harmless_sources: list[str]) -> Plans 
 
 
 def _write(path: Path, plans: Plans) -> None:
+    from ..safejson import keep_newest, write_atomically
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".plans-", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(plans.to_json(), out)
-            Path(temporary).replace(path)
-        except BaseException:
-            Path(temporary).unlink()
-            raise
+        write_atomically(path, plans.to_json(), indent=None, durable=False)  # a cache: checked when read
     except OSError as exc:
         events.append(f"catalogue plan cache not written ({exc.strerror or exc}): built each run")
         return
-    _prune(path.parent)
-
-
-def _prune(folder: Path) -> None:
-    """Keep the ``KEEP`` newest entries (and no stray temporary file of a
-    run that was killed while writing)."""
-    dated = []
-    for entry in [*folder.glob("plans-*.json"), *folder.glob(".plans-*.tmp")]:
-        try:
-            dated.append((entry.stat().st_mtime_ns, entry))
-        except OSError:  # removed by another run meanwhile
-            continue
-    kept = 0
-    for _, entry in sorted(dated, reverse=True):
-        if entry.suffix == ".json" and kept < KEEP:
-            kept += 1
-            continue
-        try:
-            entry.unlink(missing_ok=True)
-        except OSError as exc:
-            events.append(f"catalogue plan cache: {entry.name} not removed ({exc.strerror or exc})")
+    # Older catalogues' entries, and temporary files of runs killed while
+    # writing (a minute old: a run writing now is left alone).
+    for pattern, keep, settled_s in (("plans-*.json", KEEP, 0.0), (".plans-*.tmp", 0, 60.0)):
+        for problem in keep_newest(path.parent, pattern, keep, settled_s=settled_s):
+            events.append(f"catalogue plan cache: {problem}")
 
 
 def load(

@@ -13,8 +13,8 @@ it was measured under (``machine``) with their fingerprint
 fingerprint. Damaged lines are skipped, never fatal.
 
 Start-up: every check asks ``present()``; this module's top imports only
-what the check has loaded already (``json`` and ``tempfile`` are imported
-where they are used).
+what the check has loaded already (``json`` is imported where it is used;
+writes go through ``safejson.replace_atomically``).
 """
 
 from __future__ import annotations
@@ -123,17 +123,10 @@ class JsonLines:
                     continue
 
     def _replace(self, text: str) -> None:
-        import tempfile
+        from ..safejson import replace_atomically
 
         self.folder.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(dir=self.folder, prefix=".evidence.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            Path(name).replace(self.path)
-        except BaseException:
-            Path(name).unlink(missing_ok=True)
-            raise
+        replace_atomically(self.path, text.encode("utf-8"))
 
 
 def _lines(entries: Iterable[Mapping[str, Any]]) -> str:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import binascii
 import functools
 import marshal
-import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -164,17 +163,13 @@ def _write(entry: Path, key: list[Any], document: Any, issues: Any, digests: Any
         events.append(f"parsed matrix not cached: {type(exc).__name__}: {exc}")
         return
     data = _MAGIC + binascii.crc32(payload).to_bytes(4, "big") + payload
-    temporary = entry.with_name(f".{entry.name}.{os.getpid()}.tmp")
+    from ..safejson import replace_atomically
+
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_bytes(data)
-        temporary.replace(entry)
+        replace_atomically(entry, data, durable=False)  # the CRC checks what is read back
     except OSError as exc:
         events.append(f"parsed matrix not cached in {entry.parent}: {exc.strerror or exc}")
-        try:
-            temporary.unlink()
-        except OSError:
-            pass  # never created, or already gone: nothing left behind either way
 
 
 def _sha256_files(paths: Iterable[Path], first: tuple[Path, bytes]) -> list[Any]:

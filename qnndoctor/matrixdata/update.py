@@ -6,12 +6,11 @@ in use until a download fully passes)."""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from .. import matrixdata, safejson
+from ..safejson import replace_atomically
 from . import checked
 from .releases import ReleasesError
 
@@ -93,12 +92,9 @@ def install(document: Any) -> Path:
     _validate(document)
     folder = matrixdata.user_matrix_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=folder, prefix=".releases-", suffix=".json")
     data = json.dumps(document, indent=1).encode("utf-8")
-    with os.fdopen(handle, "wb") as stream:
-        stream.write(data)
     target = folder / "releases.json"
-    Path(temp).replace(target)
+    replace_atomically(target, data)
     checked.stamp(target, data)  # checked just now: later runs need not re-check
     return target
 

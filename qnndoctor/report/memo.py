@@ -207,15 +207,10 @@ def store(memo_key: str, decisions: dict[str, Any], python: str, fingerprint: li
 
 
 def _prune(folder: Path) -> None:
+    from ..safejson import keep_newest
+
     for pattern in ("*.json", "*.seen"):
-        dated = []
-        for path in folder.glob(pattern):
-            try:
-                dated.append((path.stat().st_mtime_ns, path))
-            except OSError:  # pruned by another run meanwhile
-                continue
-        for _, old in sorted(dated, reverse=True)[KEEP:]:
-            old.unlink(missing_ok=True)
+        keep_newest(folder, pattern, KEEP)
 
 
 class ToRemember:

@@ -171,15 +171,19 @@ def test_the_plan_cache_keeps_only_its_newest_entries(tmp_path: Path) -> None:
         old = folder / f"plans-old{age}.json"
         old.write_text("{}")
         os.utime(old, ns=(1_000_000_000 * (age + 1),) * 2)
-    (folder / ".plans-killed.tmp").write_text("{")
+    killed = folder / ".plans-killed.tmp"  # left by a run killed while writing, long ago
+    killed.write_text("{")
+    os.utime(killed, ns=(1_000_000_000,) * 2)
+    (folder / ".plans-writing.tmp").write_text("{")  # another run writing now: left alone
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     argv = [sys.executable, "-m", "qnndoctor", "explain", "--json", "--log", "-"]
     run = subprocess.run(argv, input=FAILURE.encode(), env=env, capture_output=True, timeout=120)
     assert run.returncode in (0, 1), run.stderr
-    left = sorted(p.name for p in folder.iterdir())
+    left = sorted(p.name for p in folder.iterdir() if p.name != ".plans-writing.tmp")
     newest_old = [f"plans-old{age}.json" for age in range(4, plancache.KEEP + 3)]
     assert len(left) == plancache.KEEP and set(newest_old) < set(left)  # the new entry + 3 newest
     assert not [name for name in left if name.endswith(".tmp")]
+    assert (folder / ".plans-writing.tmp").exists()
 
 
 def test_not_text_is_an_error_value() -> None:

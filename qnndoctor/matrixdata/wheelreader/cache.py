@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import re
-import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -223,21 +221,15 @@ class Cache:
             "analysis": analysis.to_json(),
         }
         try:
-            _write_atomic(path, json.dumps(entry, sort_keys=True))
+            write_text_atomically(path, json.dumps(entry, sort_keys=True))
         except OSError as exc:
             self.log.warning(f"could not write cache entry {path} ({exc})")
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` in one step, so a reader or an interrupted run never
-    sees half a file; created with the umask's permissions like any file."""
+def write_text_atomically(path: Path, text: str) -> None:
+    """``text`` at ``path`` in one step (``safejson.replace_atomically``), its
+    folder made first: the wheel cache's entries and the refresh tool's outputs."""
+    from ...safejson import replace_atomically
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-        temporary.replace(path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    replace_atomically(path, text.encode("utf-8"), durable=False)
