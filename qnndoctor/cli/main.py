@@ -101,10 +101,7 @@ def run_check(
     from ..render import renderer
 
     if outcome.report is not None or args.format == "json":
-        try:
-            renderer(args.format)(outcome.document, out)
-        except BrokenPipeError:  # the verdict is made: it stays the exit code
-            reader_gone()
+        renderer(args.format)(outcome.document, out)  # `out` outlives its reader: _stdout()
     return code
 
 
@@ -187,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code) if isinstance(exc.code, int) else exitcodes.USAGE
     try:
         return _dispatch(args)
-    except BrokenPipeError:
+    except BrokenPipeError:  # a write to sys.stdout past _stdout(): the verdict is lost
         reader_gone()
         return exitcodes.OK
 
@@ -229,6 +226,8 @@ def _stdout() -> TextIO:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    # Every subcommand's stdout outlives its reader (`| head`): one mechanism.
+    out, err = _stdout(), sys.stderr
     if args.command in ("recommend", "matrix"):
         from . import matrix as matrix_command
 
@@ -237,37 +236,37 @@ def _dispatch(args: argparse.Namespace) -> int:
             if args.command == "recommend"
             else matrix_command.run_matrix
         )
-        return handler(args, _stdout(), sys.stderr)
+        return handler(args, out, err)
     if args.command == "explain":
         from .explain import run_explain
 
-        return run_explain(args, _stdout(), sys.stderr)
+        return run_explain(args, out, err)
     if args.command == "model":
         from .model import run_model
 
-        return run_model(args, _stdout(), sys.stderr)
+        return run_model(args, out, err)
     if args.command == "fix":
         from .fix import run_fix
 
         args.owns_process = _OWNS_PROCESS
-        return run_fix(args, _stdout(), sys.stderr)
+        return run_fix(args, out, err)
     if args.command == "bisect":
         from .bisect import run_bisect_command
 
         args.owns_process = _OWNS_PROCESS
-        return run_bisect_command(args, _stdout(), sys.stderr)
+        return run_bisect_command(args, out, err)
     if args.command == "lint":
         from .lint import run_lint
 
-        return run_lint(args, _stdout(), sys.stderr)
+        return run_lint(args, out, err)
     if args.command == "fleet":
         from .fleet import run_fleet_command
 
-        return run_fleet_command(args, _stdout(), sys.stderr)
+        return run_fleet_command(args, out, err)
     if args.command == "check":
-        return run_check(args, sys.stdout, sys.stderr)
+        return run_check(args, out, err)
     if args.command == "report":
-        return run_report(args, sys.stdout, sys.stderr)
+        return run_report(args, out, err)
     return exitcodes.USAGE
 
 

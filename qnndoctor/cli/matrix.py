@@ -5,9 +5,6 @@ from the package index ``from_index.py``)."""
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-from collections.abc import Callable
 from typing import Any, TextIO
 
 from .. import MATRIX_SCHEMA_VERSION, RECOMMEND_SCHEMA_VERSION, __version__, exitcodes, matrixdata
@@ -127,30 +124,14 @@ def write_recommendation(document: dict[str, Any], as_json: bool, out: TextIO) -
         else exitcodes.COULD_NOT_CHECK
     )
 
-    def write() -> int:
-        if as_json:
-            _dump(document, out)
-        else:
-            if "what_if" in document.get("target", {}):
-                out.write("What-if (nothing probed): ")
-            render_recommendation(rec, out)
-        out.flush()
-        return code
-
-    return _written(write, code)
-
-
-def _written(write: Callable[[], int], decided: int) -> int:
-    """Run ``write``; when the reader went away (a closed pipe) the exit code
-    is the one already ``decided``, and later writes to stdout go nowhere."""
-    try:
-        return write()
-    except BrokenPipeError:
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError):  # stdout is not a file (a test's capture)
-            pass
-        return decided
+    if as_json:
+        _dump(document, out)
+    else:
+        if "what_if" in document.get("target", {}):
+            out.write("What-if (nothing probed): ")
+        render_recommendation(rec, out)
+    out.flush()
+    return code
 
 
 def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -214,7 +195,7 @@ def run_matrix(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "`matrix show` shows the installed matrix (or --matrix FILE)\n"
             )
             return exitcodes.USAGE
-        return _written(lambda: _show(args, out, err), exitcodes.OK)
+        return _show(args, out, err)
     if not args.source_url:
         return _update_from_index(args, out, err)
     try:

@@ -19,8 +19,8 @@ _STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold cyan"}
 class _Console(Console):
     def on_broken_pipe(self) -> None:
         """rich's own answer to a reader that went away is SystemExit(1), past
-        the caller's handling: the caller gets the BrokenPipeError it handles
-        (cli.reader_gone; the check keeps its verdict as its exit code)."""
+        the caller's handling: the caller gets the BrokenPipeError instead (the
+        command line's stdout never raises it: cli.main._stdout)."""
         self.quiet = True
         raise BrokenPipeError("the reader of the report went away")
 

@@ -148,6 +148,8 @@ def test_a_closed_pipe_ends_quietly_everywhere(tmp_path: Path, command: list[str
         ["explain", "--log", "LOG"],
         ["recommend", "--platform", "win_arm64", "--python-version", "3.8"],
         ["model", "MODEL", "--no-run"],
+        ["report", "-o", "-", "--no-smoke"],
+        ["matrix", "--json"],
     ],
 )
 def test_a_closed_pipe_keeps_every_commands_verdict(tmp_path: Path, command: list[str]) -> None:
