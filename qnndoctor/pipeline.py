@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import exitcodes
+from .children.launch import BACKENDS
 from .report.envelope import envelope
 from .report.envelope import now as now  # report documents made elsewhere (fleet) take it from here
 
@@ -64,7 +65,7 @@ class CheckOptions:
         found = []
         if self.timeout <= 0 or self.smoke_timeout <= 0:
             found.append("--timeout and --smoke-timeout must be positive")
-        if self.backend not in ("htp", "gpu", "cpu"):
+        if self.backend not in BACKENDS:
             found.append(f"backend must be htp, gpu or cpu, not {self.backend!r}")
         return found
 

@@ -50,6 +50,7 @@ PROBE_BOOTSTRAP = (
 # Each probe gets this share of the probe program's time limit (see probes.run_all).
 PROBE_SHARE = 1 / 3
 DEFAULT_TIMEOUT = 60.0  # the probe program's time limit (check --timeout)
+BACKENDS = ("htp", "gpu", "cpu")  # the QNN backends a session can be asked for
 DEFAULT_BACKEND = "htp"
 
 

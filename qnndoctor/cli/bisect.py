@@ -58,12 +58,7 @@ def add_parser(sub: Any) -> None:
         metavar="DIR",
         help="install only from this wheelhouse (pip --no-index --find-links DIR): offline",
     )
-    bisect.add_argument(
-        "--backend",
-        choices=("htp", "gpu", "cpu"),
-        default="htp",
-        help="QNN backend for each pair's smoke session (default htp)",
-    )
+    options.backend(bisect, "each pair's smoke session")
     bisect.add_argument(
         "--smoke-timeout", type=float, default=60.0, metavar="SECONDS", help="per session (60)"
     )

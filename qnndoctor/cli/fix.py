@@ -24,9 +24,7 @@ def add_parser(sub: Any) -> None:
     options.python(fix, "interpreter (or environment) to fix")
     fix.add_argument("--yes", action="store_true", help="apply the plan (otherwise a dry run)")
     options.json_output(fix)
-    fix.add_argument(
-        "--backend", choices=("htp", "gpu", "cpu"), default="htp", help="smoke session backend"
-    )
+    options.backend(fix, "the smoke sessions before and after")
     fix.add_argument(
         "--break-system-packages",
         action="store_true",

@@ -29,12 +29,7 @@ def add_parser(sub: Any) -> None:
     )
     model.add_argument("model_path", metavar="MODEL.onnx", help="the ONNX model to diagnose")
     options.python(model, "interpreter that will run the model")
-    model.add_argument(
-        "--backend",
-        choices=("htp", "gpu", "cpu"),
-        default="htp",
-        help="QNN backend for the placement session (default htp)",
-    )
+    options.backend(model, "the placement session")
     model.add_argument("--no-run", action="store_true", help="static checks only: no session")
     options.json_output(model)
     model.add_argument("--runs", type=int, default=10, metavar="N", help="timed runs per EP (10)")
@@ -46,15 +41,8 @@ def add_parser(sub: Any) -> None:
         help="time limit for the placement run and for each experiment child; its process "
         "tree is killed after it",
     )
-    model.add_argument(
-        "--fail-on",
-        choices=("error", "warning"),
-        default="error",
-        help="lowest severity that makes the exit code 1 (default: error)",
-    )
-    model.add_argument(
-        "--no-redact", action="store_true", help="keep user name, host name and home paths in JSON"
-    )
+    options.fail_on(model)
+    options.no_redact(model)
     model.add_argument(
         "--find-culprit",
         action="store_true",

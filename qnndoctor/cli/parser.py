@@ -40,23 +40,14 @@ def _shared_options(parser: argparse.ArgumentParser, target: Any) -> None:
         help="the facts of a saved `check --json` report (a ticket): check re-diagnoses "
         "them instead of probing; explain adds them to the facts the text states",
     )
-    parser.add_argument(
-        "--no-redact",
-        action="store_true",
-        help="keep user name, host name and home paths in JSON/Markdown output",
-    )
+    options.no_redact(parser, "JSON/Markdown output")
     options.verbose(parser)
 
 
 def _check_run_options(parser: argparse.ArgumentParser) -> None:
     """How ``check`` (and ``report``, which runs the same check) probe and judge."""
     parser.add_argument("--no-smoke", action="store_true", help="skip the smoke session")
-    parser.add_argument(
-        "--backend",
-        choices=("htp", "gpu", "cpu"),
-        default="htp",
-        help="QNN backend for the smoke session (default htp)",
-    )
+    options.backend(parser, "the smoke session")
     parser.add_argument(
         "--smoke-timeout",
         type=float,
@@ -64,12 +55,7 @@ def _check_run_options(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="time limit for the smoke session; its whole process tree is killed after it (default 60)",
     )
-    parser.add_argument(
-        "--fail-on",
-        choices=("error", "warning"),
-        default="error",
-        help="lowest severity that makes the exit code 1 (default: error)",
-    )
+    options.fail_on(parser)
     parser.add_argument(
         "--timeout",
         type=float,
@@ -156,9 +142,7 @@ def _add_recommend(sub: Any) -> None:
     )
     options.python(recommend, "interpreter to recommend for")
     options.json_output(recommend)
-    recommend.add_argument(
-        "--no-redact", action="store_true", help="keep user name, host name and home paths in JSON"
-    )
+    options.no_redact(recommend)
     recommend.add_argument("--pre", action="store_true", help="consider pre-releases")
     options.matrix(recommend)
     recommend.add_argument(
