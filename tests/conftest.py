@@ -127,6 +127,15 @@ def healthy_venv(tmp_path_factory: pytest.TempPathFactory, real_wheels: dict[str
     return runtime_venv(tmp_path_factory.mktemp("healthy") / "venv", real_wheels, "1.31.1", "2.7.0")
 
 
+@pytest.fixture
+def offline_pip(monkeypatch: pytest.MonkeyPatch, real_wheels: dict[str, Path]) -> None:
+    """pip's own configuration for the target's pip (fix, printed commands):
+    no index, the cached real wheels as links."""
+    folder = next(iter(real_wheels.values())).parent
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(folder))
+
+
 # What onnxruntime 1.31.1 and onnxruntime-qnn 2.7.0 require (tests/real-wheels.txt).
 DEPENDENCIES = (
     "coloredlogs==15.0.1",

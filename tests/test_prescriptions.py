@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -36,33 +35,18 @@ from helpers.commands import (
     report_commands,
     windows_problems,
 )
-from helpers.wheels import build_wheel, make_venv, pip_install, pip_uninstall, site_packages
+from helpers.wheels import (
+    add_second_flavour,
+    add_uninstall_leftover,
+    copy_venv,
+    make_venv,
+    pip_check,
+    pip_install,
+    pip_uninstall,
+    site_packages,
+)
 
 Cli = Callable[..., CliResult]
-
-
-@pytest.fixture
-def offline_pip(monkeypatch: pytest.MonkeyPatch, real_wheels: dict[str, Path]) -> None:
-    folder = next(iter(real_wheels.values())).parent
-    monkeypatch.setenv("PIP_NO_INDEX", "1")
-    monkeypatch.setenv("PIP_FIND_LINKS", str(folder))
-
-
-def _copy(pip_venv: Path, where: Path) -> Path:
-    shutil.copytree(pip_venv.parent.parent, where, symlinks=True)
-    return where / "bin" / "python"
-
-
-def _pip_check(python: Path) -> str:
-    done = subprocess.run(
-        [str(python), "-m", "pip", "check"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-    return "" if done.returncode == 0 else done.stdout + done.stderr
 
 
 # -- the broken environments --------------------------------------------------
@@ -76,12 +60,12 @@ def empty_pip_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _fresh(tmp: Path, empty: Path, wheels: dict[str, Path]) -> Path:
     """A new venv with nothing installed: the most common case of all."""
-    return _copy(empty, tmp / "venv")
+    return copy_venv(empty, tmp / "venv")
 
 
 def _wrong_companion(tmp: Path, pip_venv: Path, wheels: dict[str, Path]) -> Path:
     """onnxruntime-qnn 2.3.0 beside onnxruntime 1.31.1: the plugin handshake fails."""
-    python = _copy(pip_venv, tmp / "venv")
+    python = copy_venv(pip_venv, tmp / "venv")
     pip_install(python, str(wheels["onnxruntime-qnn==2.3.0"]))
     return python
 
@@ -89,18 +73,10 @@ def _wrong_companion(tmp: Path, pip_venv: Path, wheels: dict[str, Path]) -> Path
 def _two_flavours_and_leftover(tmp: Path, pip_venv: Path, wheels: dict[str, Path]) -> Path:
     """A second flavour over onnxruntime, a `~nnxruntime` leftover, and two of
     onnxruntime-qnn's requirements missing."""
-    python = _copy(pip_venv, tmp / "venv")
+    python = copy_venv(pip_venv, tmp / "venv")
     pip_uninstall(python, "coloredlogs", "sympy")
-    other = build_wheel(
-        tmp / "other",
-        "onnxruntime-directml",
-        "1.31.1",
-        {"onnxruntime/__init__.py": b"__version__ = '1.31.1'\n"},
-    )
-    pip_install(python, str(other))
-    shutil.copytree(
-        site_packages(python) / "onnxruntime" / "tools", site_packages(python) / "~nnxruntime"
-    )
+    add_second_flavour(python, tmp)
+    add_uninstall_leftover(python)
     return python
 
 
@@ -217,7 +193,7 @@ def test_every_printed_command_works_as_printed(
     after = cli("check", "--python", str(python), "--json")
     assert after.code == 0, [f["id"] for f in after.json()["findings"]]
     assert after.json()["smoke"]["status"] == "passed"
-    assert _pip_check(python) == ""
+    assert pip_check(python) == ""
 
 
 def test_fix_yes_on_a_fresh_venv_is_fixed_and_proven(
@@ -225,7 +201,7 @@ def test_fix_yes_on_a_fresh_venv_is_fixed_and_proven(
 ) -> None:
     """The most common case: nothing installed. fix resolves dependencies
     (onnxruntime, numpy, ...) and proves it with check and pip check."""
-    python = _copy(empty_pip_venv, tmp_path / "venv")
+    python = copy_venv(empty_pip_venv, tmp_path / "venv")
     result = cli("fix", "--python", str(python), "--yes", "--json")
     assert result.code == 0, result.out[-3000:] + result.err[-3000:]
     document = result.json()
@@ -235,7 +211,7 @@ def test_fix_yes_on_a_fresh_venv_is_fixed_and_proven(
     assert document["proof"]["pip_check"]["clean"] is True
     assert "numpy" in result.err  # pip installed it as a dependency
     assert cli("check", "--python", str(python), "--json").code == 0
-    assert _pip_check(python) == ""
+    assert pip_check(python) == ""
 
 
 # -- environments checked without running (their route leaves this venv) ------
@@ -247,7 +223,7 @@ def _no_pip(tmp: Path, pip_venv: Path, wheels: dict[str, Path]) -> Path:
 
 
 def _truncated(tmp: Path, pip_venv: Path, wheels: dict[str, Path]) -> Path:
-    python = _copy(pip_venv, tmp / "venv")
+    python = copy_venv(pip_venv, tmp / "venv")
     library = site_packages(python) / "onnxruntime_qnn" / "libQnnHtp.so"
     library.write_bytes(library.read_bytes()[:100_000])
     return python
@@ -291,7 +267,7 @@ def test_pep668_route_works_as_printed(
         run_as_printed(command, python, work)
     venv_python = work / ".venv-npu" / "bin" / "python"
     assert cli("check", "--python", str(venv_python), "--json").code == 0
-    assert _pip_check(venv_python) == ""
+    assert pip_check(venv_python) == ""
 
 
 # -- tickets (saved reports with facts changed): tokenised, not run ---------------
@@ -482,9 +458,9 @@ def test_explain_reinstall_without_known_versions_runs_as_printed(
     assert "==onnxruntime.version" not in top and "==the installed" not in top
     (command,) = [c for c in commands_in_text(top) if c.startswith("python -c")]
     _well_formed(command)
-    python = _copy(pip_venv, tmp_path / "venv")
+    python = copy_venv(pip_venv, tmp_path / "venv")
     library = site_packages(python) / "onnxruntime_qnn" / "__init__.py"
     library.write_text("")  # damaged: the reinstall must restore it
     run_as_printed(command, python, tmp_path)
     assert library.read_text()
-    assert _pip_check(python) == ""
+    assert pip_check(python) == ""

@@ -95,6 +95,16 @@ def evidence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
+def _bisect_json(
+    cli: Callable[..., CliResult], python: Path, wheelhouse: Path, *options: str, work: Path | None = None
+) -> CliResult:
+    """``qnndoctor bisect --json`` for ``python`` from the local wheelhouse."""
+    where = ["--work-dir", str(work)] if work is not None else []
+    return cli(
+        "bisect", "--python", str(python), "--find-links", str(wheelhouse), *options, *where, "--json"
+    )
+
+
 def test_broken_target_finds_a_passing_pair_stays_identical_and_informs_recommend(
     cli: Callable[..., CliResult],
     broken_target: Path,
@@ -105,18 +115,7 @@ def test_broken_target_finds_a_passing_pair_stays_identical_and_informs_recommen
     before = _tree_hash(broken_target.parent.parent)
     work = tmp_path / "work"
     work.mkdir()
-    result = cli(
-        "bisect",
-        "--python",
-        str(broken_target),
-        "--find-links",
-        str(wheelhouse),
-        "--releases",
-        "2.7.0,2.3.0",
-        "--work-dir",
-        str(work),
-        "--json",
-    )
+    result = _bisect_json(cli, broken_target, wheelhouse, "--releases", "2.7.0,2.3.0", work=work)
     assert result.code == 0, result.err
     document = result.json()
     _validate(document)
@@ -159,18 +158,8 @@ def test_broken_target_finds_a_passing_pair_stays_identical_and_informs_recommen
 def test_releases_230_with_two_companions_all_gives_passed_and_failed(
     cli: Callable[..., CliResult], healthy_venv: Path, wheelhouse: Path, evidence: Path
 ) -> None:
-    result = cli(
-        "bisect",
-        "--python",
-        str(healthy_venv),
-        "--find-links",
-        str(wheelhouse),
-        "--releases",
-        "2.3.0",
-        "--companions",
-        "1.27.0,1.32.0",
-        "--all",
-        "--json",
+    result = _bisect_json(
+        cli, healthy_venv, wheelhouse, "--releases", "2.3.0", "--companions", "1.27.0,1.32.0", "--all"
     )
     assert result.code == 0, result.err
     document = result.json()
@@ -202,18 +191,8 @@ def test_a_missing_wheel_is_not_installable_with_pips_reason(
 ) -> None:
     work = tmp_path / "work"
     work.mkdir()
-    result = cli(
-        "bisect",
-        "--python",
-        str(healthy_venv),
-        "--find-links",
-        str(wheelhouse),
-        "--releases",
-        "2.5.0",
-        "--work-dir",
-        str(work),
-        "--json",
-        "--no-record",
+    result = _bisect_json(
+        cli, healthy_venv, wheelhouse, "--releases", "2.5.0", "--no-record", work=work
     )
     assert result.code == 1
     document = result.json()
@@ -230,22 +209,8 @@ def test_an_install_timeout_is_a_timeout_and_cleans_up(
 ) -> None:
     work = tmp_path / "work"
     work.mkdir()
-    result = cli(
-        "bisect",
-        "--python",
-        str(healthy_venv),
-        "--find-links",
-        str(wheelhouse),
-        "--releases",
-        "2.7.0",
-        "--companions",
-        "1.32.0",
-        "--install-timeout",
-        "1",
-        "--work-dir",
-        str(work),
-        "--json",
-        "--no-record",
+    result = _bisect_json(
+        cli, healthy_venv, wheelhouse, "--releases", "2.7.0", "--companions", "1.32.0", "--install-timeout", "1", "--no-record", work=work
     )
     document = result.json()
     [row] = document["results"]

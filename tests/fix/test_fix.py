@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -16,41 +15,23 @@ from typing import Any
 
 import pytest
 from conftest import CliResult
-from helpers.wheels import build_wheel, pip_install, site_packages, system_like_python
+from helpers.wheels import (
+    add_second_flavour,
+    add_uninstall_leftover,
+    copy_venv,
+    pip_check,
+    pip_install,
+    site_packages,
+    system_like_python,
+)
 from packaging.version import Version
 
 Cli = Callable[..., CliResult]
 
 
-def _pip_check(python: Path) -> str:
-    """`pip check`'s complaints ("" when clean)."""
-    done = subprocess.run(
-        [str(python), "-m", "pip", "check"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-    return "" if done.returncode == 0 else done.stdout + done.stderr
-
-
 @pytest.fixture
 def venv_copy(tmp_path: Path, pip_venv: Path) -> Callable[[], Path]:
-    def copy() -> Path:
-        root = tmp_path / "venv"
-        shutil.copytree(pip_venv.parent.parent, root, symlinks=True)
-        return root / "bin" / "python"
-
-    return copy
-
-
-@pytest.fixture
-def offline_pip(monkeypatch: pytest.MonkeyPatch, real_wheels: dict[str, Path]) -> None:
-    """pip's own configuration: no index, the cached real wheels as links."""
-    folder = next(iter(real_wheels.values())).parent
-    monkeypatch.setenv("PIP_NO_INDEX", "1")
-    monkeypatch.setenv("PIP_FIND_LINKS", str(folder))
+    return lambda: copy_venv(pip_venv, tmp_path / "venv")
 
 
 def _tree(root: Path) -> dict[str, str]:
@@ -151,13 +132,7 @@ def test_conflicting_flavour_is_removed(
     """A second flavour that also owns `onnxruntime` (its install overwrote
     onnxruntime/__init__.py) is uninstalled and onnxruntime made whole."""
     python = venv_copy()
-    other = build_wheel(
-        tmp_path / "other",
-        "onnxruntime-directml",
-        "1.31.1",
-        {"onnxruntime/__init__.py": b"__version__ = '1.31.1'\n"},
-    )
-    pip_install(python, str(other))
+    add_second_flavour(python, tmp_path)
     result = cli("fix", "--python", str(python), "--yes", "--json")
     assert result.code == 0, result.out + result.err
     document = result.json()
@@ -218,7 +193,7 @@ def test_failed_proof_rolls_back_to_the_exact_previous_state(
             check=False,
         )
         assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
-    assert _pip_check(python) == ""
+    assert pip_check(python) == ""
 
 
 def _report_of(cli: Cli, python: Path) -> dict[str, Any]:
@@ -385,8 +360,7 @@ def test_uninstall_leftover_is_moved_out_and_proven(
     """A `~nnxruntime` folder (pip's rename during a half-finished uninstall)
     in a working setup: only that warning's fix is applied, nothing upgraded."""
     python = venv_copy()
-    leftover = site_packages(python) / "~nnxruntime"
-    shutil.copytree(site_packages(python) / "onnxruntime" / "tools", leftover)
+    leftover = add_uninstall_leftover(python)
     freeze = _freeze(python)
     result = cli("fix", "--python", str(python), "--yes", "--json")
     assert result.code == 0, result.out + result.err
@@ -410,15 +384,9 @@ def test_two_flavours_leftover_and_missing_dependencies_end_pip_check_clean(
     from helpers.wheels import pip_uninstall
 
     pip_uninstall(python, "coloredlogs", "sympy")
-    other = build_wheel(
-        tmp_path / "other",
-        "onnxruntime-directml",
-        "1.31.1",
-        {"onnxruntime/__init__.py": b"__version__ = '1.31.1'\n"},
-    )
-    pip_install(python, str(other))
-    shutil.copytree(site_packages(python) / "onnxruntime" / "tools", site_packages(python) / "~nnxruntime")
-    assert "onnxruntime-qnn 2.7.0 requires coloredlogs" in _pip_check(python)
+    add_second_flavour(python, tmp_path)
+    add_uninstall_leftover(python)
+    assert "onnxruntime-qnn 2.7.0 requires coloredlogs" in pip_check(python)
     result = cli("fix", "--python", str(python), "--yes", "--json")
     assert result.code == 0, result.out + result.err
     document = result.json()
@@ -427,7 +395,7 @@ def test_two_flavours_leftover_and_missing_dependencies_end_pip_check_clean(
     assert [s["kind"] for s in steps] == ["remove-leftover", "uninstall", "reinstall", "dependencies"]
     assert steps[-1]["pip_args"] == ["install", "onnxruntime-qnn==2.7.0"]
     assert document["proof"]["pip_check"]["clean"] is True
-    assert _pip_check(python) == ""
+    assert pip_check(python) == ""
     assert "Successfully installed" in result.err and "sympy" in result.err
     check = cli("check", "--python", str(python), "--json")
     assert check.code == 0, check.out[-2000:]

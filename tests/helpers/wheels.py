@@ -151,3 +151,43 @@ def system_like_python(root: Path) -> Path:
     if probe.returncode != 0 or probe.stdout.strip() != str(root):
         pytest.skip(f"this CPython cannot run from a copied prefix: {probe.stderr[-300:]}")
     return python
+
+
+def copy_venv(venv_python: Path, where: Path) -> Path:
+    """A copy of ``venv_python``'s venv at ``where`` (symlinks kept, so the copy
+    still runs the same base interpreter): its python."""
+    shutil.copytree(venv_python.parent.parent, where, symlinks=True)
+    return where / "bin" / "python"
+
+
+def pip_check(venv_python: Path) -> str:
+    """`pip check`'s complaints ("" when clean)."""
+    done = subprocess.run(
+        [str(venv_python), "-m", "pip", "check"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    return "" if done.returncode == 0 else done.stdout + done.stderr
+
+
+def add_second_flavour(venv_python: Path, scratch: Path) -> None:
+    """Install onnxruntime-directml 1.31.1 over the venv's onnxruntime: a
+    second distribution owning the `onnxruntime` module, whose install
+    overwrote onnxruntime/__init__.py (the users' most common two-flavour case)."""
+    other = build_wheel(
+        scratch / "other",
+        "onnxruntime-directml",
+        "1.31.1",
+        {"onnxruntime/__init__.py": b"__version__ = '1.31.1'\n"},
+    )
+    pip_install(venv_python, str(other))
+
+
+def add_uninstall_leftover(venv_python: Path) -> Path:
+    """A `~nnxruntime` folder, as pip leaves it after a half-finished uninstall."""
+    leftover = site_packages(venv_python) / "~nnxruntime"
+    shutil.copytree(site_packages(venv_python) / "onnxruntime" / "tools", leftover)
+    return leftover

@@ -4,7 +4,6 @@ fault injection through fake target interpreters (real executable scripts)."""
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -15,7 +14,7 @@ import pytest
 from conftest import CliResult, validate_report
 from helpers.fake_python import BODY, write_fake_python
 from helpers.smoke_values import GOOD_RESULT, QNN_FACTS
-from helpers.wheels import make_venv, pip_install, site_packages
+from helpers.wheels import copy_venv, make_venv, pip_install, site_packages
 
 from qnndoctor.children.runner import Completed
 from qnndoctor.smoke import EXPECTED, run_smoke
@@ -33,9 +32,7 @@ def broken_copy(
     """A fresh copy of the healthy venv to break in one way."""
 
     def copy(name: str) -> Path:
-        root = tmp_path_factory.mktemp(name) / "venv"
-        shutil.copytree(healthy_venv.parent.parent, root, symlinks=True)
-        return root / "bin" / "python"
+        return copy_venv(healthy_venv, tmp_path_factory.mktemp(name) / "venv")
 
     return copy
 
