@@ -124,6 +124,47 @@ def test_values_are_followed_through_names_dicts_and_updates() -> None:
     assert "soc_model='57' (SM8650's QNN soc id)" in fixes  # from matrix/socs.json
 
 
+def _judged(events: list[Any], text: str) -> set[tuple[str, int, int, str]]:
+    from qnndoctor.lint.checks import judge
+    from qnndoctor.lint.pyreader import file_facts
+
+    found = judge(events, load(), Target.of(load(), None), file_facts(text, str(ROOT)))
+    return {(f.code, f.loc.line, f.loc.col, f.message) for f in found}
+
+
+def test_the_speed_shortcuts_lose_no_finding() -> None:
+    """The file pre-filter (``names_a_call``), the per-expression word test and
+    the skipped inert definitions give the findings of reading every statement
+    of every file (``events_of`` without the text), on every case and correct
+    file and on sources built to sit at each shortcut's edge."""
+    import ast
+
+    from qnndoctor.lint.pyreader import events_of, names_a_call
+
+    edges = [
+        # an inert-looking function that writes into a module-level dict read later
+        "import onnxruntime as ort\nOPTS = {'backend_type': 'htp'}\ndef tweak():\n    OPTS['htp_arch'] = 'v73'\n"
+        "sess = ort.InferenceSession('m.onnx', providers=[('QNNExecutionProvider', OPTS)])\n",
+        # onnxruntime words but no call lint follows, and a run() with a duplicate output
+        "def infer(sess, feed):  # provider_options come from the caller\n    return sess.run(['y', 'y'], feed)\n",
+        # a call split from its parenthesis by a comment and a line break
+        "import onnxruntime as ort\nso = (ort.SessionOptions  # the options\n      ())\nso.intra_op_num_threads = -2\n",
+    ]
+    sources = [p.read_text("utf-8") for p in [*sorted(CASES.rglob("*.py")), *_correct_files()] if p.suffix == ".py"]
+    caught = 0
+    for text in [*sources, *edges]:
+        full = _judged(events_of(ast.parse(text)), text)
+        fast = _judged(events_of(ast.parse(text), text) if names_a_call(text) else [], text)
+        assert fast == full, text
+        caught += bool(full)
+    python_cases = [e for e in CODE_CASES if e["case"].endswith(".py") and e["expect"] != "MISS"]
+    assert caught >= len(python_cases)  # the shortcuts were met with findings to keep
+    assert {code for code, *_ in _judged(events_of(ast.parse(edges[0]), edges[0]), edges[0])} == {"QND014"}
+    assert {code for code, *_ in _judged(events_of(ast.parse(edges[1]), edges[1]), edges[1])} == {"QND045"}
+    assert {code for code, *_ in _judged(events_of(ast.parse(edges[2]), edges[2]), edges[2])} == {"QND040"}
+    assert not names_a_call("# the InferenceSession is made by the caller\nsession: 'InferenceSession'\n")
+
+
 def test_rules_cite_evidence_that_exists() -> None:
     for rule in RULES:
         assert rule.evidence

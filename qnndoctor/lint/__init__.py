@@ -19,7 +19,7 @@ from .checks import Finding, Target, judge
 from .events import Event
 from .genai import ConfigError, read_genai
 from .knowledge import Knowledge, load
-from .pyreader import FILE_TRIGGERS, file_facts, read_python
+from .pyreader import events_of, file_facts, names_a_call
 
 MAX_BYTES = 5 * 1024 * 1024
 _SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", "site-packages", ".tox", ".mypy_cache"})
@@ -73,9 +73,9 @@ def lint_text(
             events = read_genai(text)
         except ConfigError as exc:
             return FileResult(path, (), str(exc))
-        facts = file_facts("qnn", None)
     else:
-        if prefilter and not FILE_TRIGGERS.search(text):
+        relevant = names_a_call(text)
+        if prefilter and not relevant:
             return FileResult(path, ())
         try:
             tree = ast.parse(text, filename=path)
@@ -86,9 +86,14 @@ def lint_text(
         except (RecursionError, MemoryError):
             return FileResult(path, (), "nested too deeply for Python's parser")
         try:
-            events = read_python(tree, text)
+            events = events_of(tree, text) if relevant else []
         except RecursionError:
             return FileResult(path, (), "nested too deeply to read")
+    if not events:
+        return FileResult(path, ())
+    if path.endswith(".json"):
+        facts = file_facts("qnn", None)
+    else:
         facts = file_facts(text, str(Path(path).resolve().parent))
     found = judge(events, knowledge, target, facts)
     lines = text.splitlines()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+from itertools import accumulate
 from typing import Any
 
 from .events import (
@@ -25,14 +26,49 @@ from .events import (
 from .values import UNKNOWN, Ref, Scope, call_name, dotted, known_str
 
 QNN_NAMES = frozenset({"QNNExecutionProvider", "QNN", "qnn"})
-# A file with none of these names holds no call a rule reads (each rule
-# starts from one of them): it is not read further.
-FILE_TRIGGERS = re.compile(
-    r"SessionOptions|RunOptions|_config_entry|add_provider|append_execution_provider|set_provider|"
-    r"provider_options|InferenceSession|ModelCompiler|compile_to_|get_qnn_qdq_config|"
-    r"quantize_(?:static|dynamic)|profiling|ep_name|register_execution_provider_library|"
-    r"bind_(?:input|output)|run_async|providers\s*=|io_binding"
+# The reader acts on calls whose name holds one of these words (each rule
+# starts from one of them) and on ``.ep_name`` comparisons: a file that calls
+# none of them yields no event a rule reads. Plain substrings first (``in``
+# is far faster than a regex alternation), then whether one is called.
+_ACTING = (
+    "SessionOptions", "RunOptions", "_config_entry", "add_provider", "append_execution_provider",
+    "set_provider", "InferenceSession", "ModelCompiler", "compile_to_", "get_qnn_qdq_config",
+    "quantize_static", "quantize_dynamic", "get_profiling_start_time_ns", "end_profiling",
+    "register_execution_provider_library", "bind_input", "bind_output", "run_async", "io_binding",
 )
+# the rest of the name, then spaces, line breaks or comments, then "("
+_CALLED = {word: re.compile(re.escape(word) + r"\w*(?:[\s\\]|#[^\n]*)*\(") for word in _ACTING}
+_EP_NAME = re.compile(r"\.[\s\\]*ep_name")
+# Words of onnxruntime code: in a file that calls none of the above, only a
+# ``run(...)`` call can still give an event (QND045), so such a file is read
+# when it holds one of these (or an _ACTING word) and the word ``run``.
+_HINTS = re.compile(r"providers\s*=|provider_options|profiling")
+_RUN_WORD = re.compile(r"\brun\b")
+
+
+def _called(text: str, word: str) -> bool:
+    pattern = _CALLED[word]
+    at = text.find(word)
+    while at >= 0:
+        if pattern.match(text, at):
+            return True
+        at = text.find(word, at + 1)
+    return False
+
+
+def names_a_call(text: str) -> bool:
+    """Whether ``text`` can hold a call or attribute a rule reads (a file
+    for which this is False gives no events, so it need not be parsed)."""
+    named = [word for word in _ACTING if word in text]
+    if any(_called(text, word) for word in named):
+        return True
+    if "ep_name" in text and _EP_NAME.search(text):
+        return True
+    if not named and "provider" not in text and "profiling" not in text:
+        return False
+    return _RUN_WORD.search(text) is not None and (bool(named) or _HINTS.search(text) is not None)
+
+
 _SEEN_CALLS = frozenset(
     {
         "get_qnn_qdq_config",
@@ -51,10 +87,12 @@ _SEEN_CALLS = frozenset(
 NOT_C_ORDER = "<array not in C order>"
 # A statement whose text has none of these holds no call or comparison a
 # rule reads: its calls are not visited (its value is still evaluated).
-_INTERESTING = re.compile(
-    r"SessionOptions|RunOptions|_config_entry|provider|InferenceSession|ModelCompiler|compile_to_|"
-    r"quantiz|qnn|profiling|\brun(?:_async)?\s*\(|\.update\s*\(|bind_|ep_name|io_binding|Thread|submit|map\("
+_INTERESTING = (
+    "SessionOptions", "RunOptions", "_config_entry", "provider", "InferenceSession", "ModelCompiler",
+    "compile_to_", "quantiz", "qnn", "profiling", "bind_", "ep_name", "io_binding", "Thread", "submit", "map(",
 )
+# ... nor these calls (found from their words "run" and ".update").
+_INTERESTING_CALLS = (("run", re.compile(r"\brun(?:_async)?\s*\(")), (".update", re.compile(r"\.update\s*\(")))
 _EP_ADDERS = frozenset(
     {
         "add_provider_for_devices",
@@ -98,8 +136,11 @@ def _key_locs(node: ast.expr | None) -> dict[str, Loc]:
 
 
 class Reader:
-    def __init__(self, tree: ast.Module, lines: list[str] | None = None) -> None:
-        self.lines = lines
+    def __init__(self, tree: ast.Module, text: str | None = None) -> None:
+        self.text = _normalized(text) if text is not None else None
+        # interesting[i]: how many of the first i lines hold an _INTERESTING word
+        self.interesting = _interesting_lines(self.text) if self.text is not None else None
+        self._line_starts: list[int] | None = None
         self.events: list[Event] = []
         self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {
             n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -117,6 +158,8 @@ class Reader:
             self.statement(statement, scope)
 
     def statement(self, node: ast.stmt, scope: Scope) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and self._inert(node):
+            return
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             inner = Scope(self.module)
             for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
@@ -181,6 +224,26 @@ class Reader:
             if isinstance(child, ast.expr):
                 self.expressions(child, scope)
 
+    def _inert(self, node: ast.stmt) -> bool:
+        """A definition whose lines hold no _INTERESTING word and name no
+        module-level dict or tracked object: reading its body would visit no
+        call and could change nothing outside its own scope, so it is skipped."""
+        counts, text = self.interesting, self.text
+        if counts is None or text is None:
+            return False
+        last = min(node.end_lineno or node.lineno, len(counts) - 1)
+        first = min(node.lineno - 1, last)
+        if counts[last] != counts[first]:
+            return False
+        reachable = [name for name, value in self.module.names.items() if isinstance(value, (dict, Ref))]
+        if not reachable:
+            return True
+        if self._line_starts is None:
+            self._line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
+        starts = self._line_starts
+        segment = text[starts[first] : starts[last] if last < len(starts) else len(text)]
+        return not any(name in segment for name in reachable)
+
     def _unrolled(self, node: ast.For | ast.AsyncFor, scope: Scope) -> bool:
         """``for k, v in CONFIG.items(): so.add_session_config_entry(k, v)``
         over a known dict (up to 64 entries): the body once per entry."""
@@ -235,9 +298,10 @@ class Reader:
         """Visit the calls and comparisons inside ``node`` (inner first) and
         return ``node``'s value (a Ref for a tracked constructor)."""
         result: Any = UNKNOWN
-        if self.lines is not None:
-            end = getattr(node, "end_lineno", None) or node.lineno
-            if not _INTERESTING.search("\n".join(self.lines[node.lineno - 1 : end])):
+        counts = self.interesting
+        if counts is not None:
+            end = min(getattr(node, "end_lineno", None) or node.lineno, len(counts) - 1)
+            if counts[end] == counts[min(node.lineno - 1, end)]:
                 return scope.evaluate(node)
         calls: list[ast.Call] = []
         for child in ast.walk(node):
@@ -479,6 +543,39 @@ def _not_c_order(node: ast.expr) -> bool:
     return False
 
 
+def _normalized(text: str) -> str:
+    """``text`` with the line ends ast counts (\\r\\n, \\r, \\n) as \\n."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def _interesting_lines(text: str) -> list[int]:
+    """Running counts of the lines of ``text`` (normalized) that hold an
+    _INTERESTING word or call (every occurrence; a call written across lines
+    marks each of them), so whether a node's lines hold one is two look-ups."""
+    spans: list[tuple[int, int]] = []
+    for word in _INTERESTING:
+        at = text.find(word)
+        while at >= 0:
+            spans.append((at, at + len(word)))
+            at = text.find(word, at + 1)
+    for word, pattern in _INTERESTING_CALLS:
+        at = text.find(word)
+        while at >= 0:
+            match = pattern.match(text, at)  # (``\b`` looks at the character before ``at``)
+            if match is not None:
+                spans.append(match.span())
+            at = text.find(word, at + 1)
+    spans.sort()
+    marked = [0] * (text.count("\n") + 1)
+    line = position = 0
+    for start, end in spans:
+        line += text.count("\n", position, start)
+        position = start
+        for index in range(line, line + text.count("\n", start, end) + 1):
+            marked[index] = 1
+    return [0, *accumulate(marked)]
+
+
 def file_facts(text: str, base_dir: str | None) -> FileFacts:
     return FileFacts(
         mentions_qnn="qnn" in text.lower(),
@@ -492,9 +589,14 @@ def file_facts(text: str, base_dir: str | None) -> FileFacts:
 def read_python(tree: ast.Module, text: str | None = None) -> list[Event]:
     """The events of a module; ``text`` (its source) lets statements that
     name nothing relevant be skipped quickly."""
-    if text is not None and not FILE_TRIGGERS.search(text):
+    if text is not None and not names_a_call(text):
         return []  # nothing in it names a call a rule reads
-    reader = Reader(tree, text.splitlines() if text is not None else None)
+    return events_of(tree, text)
+
+
+def events_of(tree: ast.Module, text: str | None = None) -> list[Event]:
+    """``read_python`` for a module already known to name a call a rule reads."""
+    reader = Reader(tree, text)
     reader.body(tree.body, reader.module)
     reported: set[str] = set()
     for function, loc in reader.shared_binds:
