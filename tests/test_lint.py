@@ -105,6 +105,25 @@ def test_version_decides_which_keys_exist() -> None:
     assert [f.code for f in older.findings] == ["QND010"]  # op_affinity is read from 2.7.0 on
 
 
+def test_1x_releases_are_judged_by_their_own_source() -> None:
+    """enable_htp_fp16_precision and profiling_file_path are first read by
+    1.18.0's EP (microsoft/onnxruntime at 4573740, matrix/options.json): with
+    1.17.3 they are ignored, from 1.18.0 on they are read."""
+    source = (
+        "import onnxruntime as ort\n"
+        "opts = {'backend_path': 'QnnHtp.dll', 'enable_htp_fp16_precision': '1', 'profiling_file_path': 'p.csv'}\n"
+        "sess = ort.InferenceSession('m.onnx', providers=['QNNExecutionProvider'], provider_options=[opts])\n"
+    )
+    by_release = {v: lint_text(source, "x.py", Target.of(load(), v)).findings for v in ("1.17.3", "1.18.0", "1.22.2")}
+    assert [(f.code, f.message.split("'")[1]) for f in by_release["1.17.3"]] == [
+        ("QND010", "enable_htp_fp16_precision"), ("QND010", "profiling_file_path")
+    ]
+    assert by_release["1.18.0"] == () and by_release["1.22.2"] == ()
+    reads = load().get("provider_option", "enable_htp_fp16_precision")
+    assert reads is not None and reads.cite_for("1.18.0") is not None
+    assert "@45737400a2 (1.18.0)" in str(reads.cite_for("1.18.0"))
+
+
 def test_values_are_followed_through_names_dicts_and_updates() -> None:
     source = (
         "import onnxruntime as ort, onnxruntime_qnn\n"

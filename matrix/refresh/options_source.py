@@ -4,6 +4,9 @@ release is at hand, from the strings of the release's own EP library.
 
     python matrix/refresh/options_source.py --git-dir MIRROR \\
         --ref 1.24.1=470ae16 --ref 2.0.0=rel-2.0.0_1.24.1 \\
+        --ref 1.18.0=45737400a2f3015c11f005ed7603611eaed306a6 \\
+        --read-from 1.18.0=OWNER/onnxruntime=FORK_SNAPSHOT_GIT_DIR \\
+        --no-source "1.21.0=why it could not be read" \\
         --wheel 2.7.0=/path/onnxruntime_qnn-2.7.0-...whl \\
         --repo onnxruntime/onnxruntime-qnn --out matrix/options.json
 
@@ -31,10 +34,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 SESSION_HEADER = "include/onnxruntime/core/session/onnxruntime_session_options_config_keys.h"
 RUN_HEADER = "include/onnxruntime/core/session/onnxruntime_run_options_config_keys.h"
 QNN_DIR = "onnxruntime/core/providers/qnn/"
 EP_LIBRARY_NAMES = ("libonnxruntime_providers_qnn.so", "onnxruntime_providers_qnn.dll")
+# 1.x wheels up to 1.20 link the QNN EP into onnxruntime itself: its library is read instead
+MONOLITHIC_NAMES = ("onnxruntime.dll", "libonnxruntime.so")
 
 _HEADER_KEY = re.compile(r'static\s+const\s+char\s*\*\s*const\s+(k\w+)\s*=\s*"([^"]+)"')
 _STRING_CONST = re.compile(
@@ -211,14 +218,19 @@ def extract_source(
     return reads
 
 
-def library_strings(wheel: Path) -> set[str]:
-    """The printable strings (length >= 4) of the EP library inside a wheel."""
+def library_strings(wheel: Path) -> tuple[str, set[str]]:
+    """The EP library inside a wheel (its name; onnxruntime's own library
+    when the EP is linked into it) and its printable strings (length >= 4)."""
     with zipfile.ZipFile(wheel) as archive:
-        names = [n for n in archive.namelist() if n.rsplit("/", 1)[-1] in EP_LIBRARY_NAMES]
-        if not names:
+        members = archive.namelist()
+        for wanted in (EP_LIBRARY_NAMES, MONOLITHIC_NAMES):
+            names = [n for n in members if n.rsplit("/", 1)[-1] in wanted]
+            if names:
+                break
+        else:
             raise SystemExit(f"{wheel}: no QNN EP library inside")
         data = archive.read(names[0])
-    return {m.group().decode("ascii") for m in re.finditer(rb"[\x20-\x7e]{4,}", data)}
+    return names[0], {m.group().decode("ascii") for m in re.finditer(rb"[\x20-\x7e]{4,}", data)}
 
 
 def _in_strings(key: str, strings: set[str]) -> bool:
@@ -229,31 +241,51 @@ def _in_strings(key: str, strings: set[str]) -> bool:
     return any(key in text and pattern.search(text) for text in strings)
 
 
+@dataclass(frozen=True)
+class ReadFrom:
+    """Where a release's commit is read when it is not in ``--git-dir``: a
+    snapshot of another repository that holds the same commit (a fork keeps
+    the upstream's objects, so ``git show COMMIT:path`` is the upstream's file)."""
+
+    git_dir: Path
+    snapshot: str  # owner/name of the repository the snapshot is of
+    repo: str  # the repository the commit belongs to (cited)
+
+
 def build(
     git_dir: Path,
     refs: list[tuple[str, str]],
     wheels: list[tuple[str, Path]],
     repo: str,
     candidates: tuple[tuple[str, str], ...] = (),
+    read_from: dict[str, ReadFrom] | None = None,
+    uncovered: tuple[tuple[str, str], ...] = (),
 ) -> dict[str, Any]:
     """The options document. ``candidates``: (key, evidence) pairs, provider
-    options named by a run or the docs, looked up in each wheel's library."""
+    options named by a run or the docs, looked up in each wheel's library.
+    ``read_from``: per release, the snapshot its commit is read from;
+    ``uncovered``: (release, why) for releases whose source could not be read."""
     options: dict[tuple[str, str], dict[str, Any]] = {}
     sources: list[dict[str, Any]] = []
     for release, rev in refs:
-        commit = _commit(git_dir, rev)
-        session_text = _git_show(git_dir, rev, SESSION_HEADER) or ""
-        run_text = _git_show(git_dir, rev, RUN_HEADER) or ""
+        where = (read_from or {}).get(release)
+        ref_git_dir, ref_repo = (where.git_dir, where.repo) if where else (git_dir, repo)
+        commit = _commit(ref_git_dir, rev)
+        session_text = _git_show(ref_git_dir, rev, SESSION_HEADER) or ""
+        run_text = _git_show(ref_git_dir, rev, RUN_HEADER) or ""
         session_keys = header_keys(session_text)
         run_keys = header_keys(run_text)
-        sources.append({"release": release, "kind": "source", "repo": repo, "rev": rev, "commit": commit})
-        cite = {"repo": repo, "commit": commit, "rev": rev, "release": release}
+        source = {"release": release, "kind": "source", "repo": ref_repo, "rev": rev, "commit": commit}
+        if where:
+            source["read_from"] = where.snapshot
+        sources.append(source)
+        cite = {"repo": ref_repo, "commit": commit, "rev": rev, "release": release}
         for kind, table, header in (("session_config", session_keys, SESSION_HEADER), ("run_config", run_keys, RUN_HEADER)):
             for key, line in table.values():
                 entry = options.setdefault((kind, key), _new(kind, key))
                 entry["defined"].append({**cite, "path": header, "line": line})
                 _add_release(entry, release)
-        for read in extract_source(git_dir, rev, session_keys, run_keys):
+        for read in extract_source(ref_git_dir, rev, session_keys, run_keys):
             entry = options.setdefault((read.kind, read.key), _new(read.kind, read.key))
             entry["read_by_qnn_ep"].append({**cite, "path": read.path, "line": read.line})
             _add_release(entry, release)
@@ -268,12 +300,16 @@ def build(
         entry = options.setdefault(("provider_option", key), _new("provider_option", key))
         entry["evidence"].append(evidence)
     for release, wheel in wheels:
-        strings = library_strings(wheel)
-        sources.append({"release": release, "kind": "library-strings", "wheel": wheel.name})
+        library, strings = library_strings(wheel)
+        sources.append({"release": release, "kind": "library-strings", "wheel": wheel.name, "library": library})
         for (_kind, key), entry in options.items():
             if (entry["read_by_qnn_ep"] or key in candidate_keys) and _in_strings(key, strings):
                 entry["in_library_strings"].append(release)
                 _add_release(entry, release)
+    for entry in options.values():  # releases oldest first (a revision label such as main-... last)
+        entry["releases"].sort(key=_release_order)
+    for release, why in uncovered:
+        sources.append({"release": release, "kind": "none", "why": why})
     for entry in options.values():  # the newest reading line, or null: no source was read
         reads = entry["read_by_qnn_ep"] or entry["defined"]
         entry["source"] = dict(reads[-1]) if reads else None
@@ -287,6 +323,13 @@ def build(
         },
         "options": rows,
     }
+
+
+def _release_order(label: str) -> tuple[int, Version | str]:
+    try:
+        return (0, Version(label))
+    except InvalidVersion:
+        return (1, label)
 
 
 def _new(kind: str, key: str) -> dict[str, Any]:
@@ -331,14 +374,46 @@ def main(argv: list[str] | None = None) -> int:
         metavar="KEY=EVIDENCE",
         help="a provider option a run used (EVIDENCE: where it is recorded); looked up in each --wheel's EP library",
     )
+    parser.add_argument(
+        "--read-from",
+        type=_pair,
+        action="append",
+        default=[],
+        metavar="RELEASE=SNAPSHOT=GITDIR",
+        help="read RELEASE's commit in GITDIR, a snapshot of the repository SNAPSHOT (owner/name) that holds it",
+    )
+    parser.add_argument(
+        "--commit-repo",
+        default="microsoft/onnxruntime",
+        help="the repository the --read-from commits belong to (cited in the data)",
+    )
+    parser.add_argument(
+        "--no-source",
+        type=_pair,
+        action="append",
+        default=[],
+        metavar="RELEASE=WHY",
+        help="a release whose source could not be read, and why (recorded in the data)",
+    )
     parser.add_argument("--repo", default="onnxruntime/onnxruntime-qnn")
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "options.json")
     args = parser.parse_args(argv)
     if not args.ref:
         parser.error("give at least one --ref")
+    read_from: dict[str, ReadFrom] = {}
+    for release, value in args.read_from:
+        snapshot, sep, folder = value.partition("=")
+        if not sep or not snapshot or not folder:
+            parser.error(f"--read-from {release}={value}: expected RELEASE=OWNER/NAME=GITDIR")
+        read_from[release] = ReadFrom(Path(folder), snapshot, args.commit_repo)
     document = build(
         args.git_dir,
-        args.ref, [(r, Path(w)) for r, w in args.wheel], args.repo, tuple(args.candidate)
+        args.ref,
+        [(r, Path(w)) for r, w in args.wheel],
+        args.repo,
+        tuple(args.candidate),
+        read_from,
+        tuple(args.no_source),
     )
     args.out.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", "utf-8")
     sys.stderr.write(f"{len(document['options'])} options -> {args.out}\n")
