@@ -145,7 +145,7 @@ def test_values_are_followed_through_names_dicts_and_updates() -> None:
 
 def _judged(events: list[Any], text: str) -> set[tuple[str, int, int, str]]:
     from qnndoctor.lint.checks import judge
-    from qnndoctor.lint.pyreader import file_facts
+    from qnndoctor.lint.prefilter import file_facts
 
     found = judge(events, load(), Target.of(load(), None), file_facts(text, str(ROOT)))
     return {(f.code, f.loc.line, f.loc.col, f.message) for f in found}
@@ -158,7 +158,8 @@ def test_the_speed_shortcuts_lose_no_finding() -> None:
     file and on sources built to sit at each shortcut's edge."""
     import ast
 
-    from qnndoctor.lint.pyreader import events_of, names_a_call
+    from qnndoctor.lint.prefilter import names_a_call
+    from qnndoctor.lint.pyreader import events_of
 
     edges = [
         # an inert-looking function that writes into a module-level dict read later

@@ -2,7 +2,8 @@
 they are written (Python sources read with ast, never run; genai_config.json).
 
 ``knowledge`` (what each release reads, from matrix/options.json),
-``values`` + ``pyreader`` + ``genai`` (sources -> events), ``checks`` +
+``prefilter`` (which files and lines can matter, from the text alone),
+``values`` + ``callsite`` + ``pyreader`` + ``genai`` (sources -> events), ``checks`` +
 ``rules`` (events -> findings), ``output`` (text / JSON / SARIF),
 ``command`` (the sub-command), ``runtime`` (``qnndoctor.check_options``).
 """
@@ -19,7 +20,8 @@ from .checks import Finding, Target, judge
 from .events import Event
 from .genai import ConfigError, read_genai
 from .knowledge import Knowledge, load
-from .pyreader import events_of, file_facts, names_a_call
+from .prefilter import file_facts, names_a_call
+from .pyreader import events_of
 
 MAX_BYTES = 5 * 1024 * 1024
 _SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", "site-packages", ".tox", ".mypy_cache"})
