@@ -218,16 +218,10 @@ def test_tests_mirror_the_package() -> None:
     assert loose == whole_program
 
 MAX_COMPLEXITY = 15
-# Functions over the limit that are being split on other branches (issue 26),
-# as (file name without .py, function name): a moved file keeps its entry.
-# Emptied once those branches are merged; test_the_complexity_allow_list_is_current
-# fails on an entry that is no longer over the limit.
-ALLOWED_COMPLEX = {
-    ("checks", "call"),  # qnndoctor/lint/checks.py
-    ("pyreader", "statement"),  # qnndoctor/lint/pyreader.py
-    ("pyreader", "call"),  # qnndoctor/lint/pyreader.py
-    ("values", "evaluate"),  # qnndoctor/lint/values.py
-}
+# Functions allowed over the limit, as (file name without .py, function name): none
+# today. test_the_complexity_allow_list_is_current fails on an entry that is no
+# longer over the limit.
+ALLOWED_COMPLEX: set[tuple[str, str]] = set()
 _TOO_COMPLEX = re.compile(r"^`(?P<name>.+)` is too complex \((?P<value>\d+) > \d+\)$")
 
 

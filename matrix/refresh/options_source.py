@@ -4,6 +4,9 @@ release is at hand, from the strings of the release's own EP library.
 
     python matrix/refresh/options_source.py --git-dir MIRROR \\
         --ref 1.24.1=470ae16 --ref 2.0.0=rel-2.0.0_1.24.1 \\
+        --ref 1.18.0=45737400a2f3015c11f005ed7603611eaed306a6 \\
+        --read-from 1.18.0=OWNER/onnxruntime=FORK_SNAPSHOT_GIT_DIR \\
+        --no-source "1.21.0=why it could not be read" \\
         --wheel 2.7.0=/path/onnxruntime_qnn-2.7.0-...whl \\
         --repo onnxruntime/onnxruntime-qnn --out matrix/options.json
 
@@ -30,6 +33,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+from packaging.version import InvalidVersion, Version
 
 SESSION_HEADER = "include/onnxruntime/core/session/onnxruntime_session_options_config_keys.h"
 RUN_HEADER = "include/onnxruntime/core/session/onnxruntime_run_options_config_keys.h"
@@ -246,44 +251,25 @@ def _in_strings(key: str, strings: set[str]) -> bool:
     return any(key in text and pattern.search(text) for text in strings)
 
 
-def build(
-    git_dir: Path,
-    refs: list[tuple[str, str]],
+@dataclass(frozen=True)
+class ReadFrom:
+    """Where a release's commit is read when it is not in ``--git-dir``: a
+    snapshot of another repository that holds the same commit (a fork keeps
+    the upstream's objects, so ``git show COMMIT:path`` is the upstream's file)."""
+
+    git_dir: Path
+    snapshot: str  # owner/name of the repository the snapshot is of
+    repo: str  # the repository the commit belongs to (cited)
+
+
+def _add_library_strings(
+    options: dict[tuple[str, str], dict[str, Any]],
+    sources: list[dict[str, Any]],
     wheels: list[tuple[str, Path]],
-    repo: str,
-    candidates: tuple[tuple[str, str], ...] = (),
-) -> dict[str, Any]:
-    """The options document. ``candidates``: (key, evidence) pairs, provider
-    options named by a run or the docs, looked up in each wheel's library."""
-    options: dict[tuple[str, str], dict[str, Any]] = {}
-    sources: list[dict[str, Any]] = []
-    for release, rev in refs:
-        commit = _commit(git_dir, rev)
-        session_text = _git_show(git_dir, rev, SESSION_HEADER) or ""
-        run_text = _git_show(git_dir, rev, RUN_HEADER) or ""
-        session_keys = header_keys(session_text)
-        run_keys = header_keys(run_text)
-        sources.append({"release": release, "kind": "source", "repo": repo, "rev": rev, "commit": commit})
-        cite = {"repo": repo, "commit": commit, "rev": rev, "release": release}
-        for kind, table, header in (("session_config", session_keys, SESSION_HEADER), ("run_config", run_keys, RUN_HEADER)):
-            for key, line in table.values():
-                entry = options.setdefault((kind, key), _new(kind, key))
-                entry["defined"].append({**cite, "path": header, "line": line})
-                _add_release(entry, release)
-        for read in extract_source(git_dir, rev, session_keys, run_keys):
-            entry = options.setdefault((read.kind, read.key), _new(read.kind, read.key))
-            entry["read_by_qnn_ep"].append({**cite, "path": read.path, "line": read.line})
-            _add_release(entry, release)
-            for value in read.values:
-                if value not in entry["values"]:
-                    entry["values"].append(value)
-            entry["default"] = entry["default"] if read.default is None else read.default
-            entry["wrong_value"] = read.wrong_value or entry["wrong_value"]
-            entry["parse"] = read.parse or entry["parse"]
-    candidate_keys = {key for key, _ in candidates}
-    for key, evidence in candidates:  # provider options named by a run, not found in a source read
-        entry = options.setdefault(("provider_option", key), _new("provider_option", key))
-        entry["evidence"].append(evidence)
+    candidate_keys: set[str],
+) -> None:
+    """A key read by some source, or named by a run, counts as present in a
+    release whose EP library holds it as a string."""
     for release, wheel in wheels:
         strings, library, monolithic = library_strings(wheel)
         sources.append(
@@ -301,6 +287,60 @@ def build(
             if (entry["read_by_qnn_ep"] or key in candidate_keys) and _in_strings(key, strings):
                 entry["in_library_strings"].append(release)
                 _add_release(entry, release)
+
+
+def build(
+    git_dir: Path,
+    refs: list[tuple[str, str]],
+    wheels: list[tuple[str, Path]],
+    repo: str,
+    candidates: tuple[tuple[str, str], ...] = (),
+    read_from: dict[str, ReadFrom] | None = None,
+    uncovered: tuple[tuple[str, str], ...] = (),
+) -> dict[str, Any]:
+    """The options document. ``candidates``: (key, evidence) pairs, provider
+    options named by a run or the docs, looked up in each wheel's library.
+    ``read_from``: per release, the snapshot its commit is read from;
+    ``uncovered``: (release, why) for releases whose source could not be read."""
+    options: dict[tuple[str, str], dict[str, Any]] = {}
+    sources: list[dict[str, Any]] = []
+    for release, rev in refs:
+        where = (read_from or {}).get(release)
+        ref_git_dir, ref_repo = (where.git_dir, where.repo) if where else (git_dir, repo)
+        commit = _commit(ref_git_dir, rev)
+        session_text = _git_show(ref_git_dir, rev, SESSION_HEADER) or ""
+        run_text = _git_show(ref_git_dir, rev, RUN_HEADER) or ""
+        session_keys = header_keys(session_text)
+        run_keys = header_keys(run_text)
+        source = {"release": release, "kind": "source", "repo": ref_repo, "rev": rev, "commit": commit}
+        if where:
+            source["read_from"] = where.snapshot
+        sources.append(source)
+        cite = {"repo": ref_repo, "commit": commit, "rev": rev, "release": release}
+        for kind, table, header in (("session_config", session_keys, SESSION_HEADER), ("run_config", run_keys, RUN_HEADER)):
+            for key, line in table.values():
+                entry = options.setdefault((kind, key), _new(kind, key))
+                entry["defined"].append({**cite, "path": header, "line": line})
+                _add_release(entry, release)
+        for read in extract_source(ref_git_dir, rev, session_keys, run_keys):
+            entry = options.setdefault((read.kind, read.key), _new(read.kind, read.key))
+            entry["read_by_qnn_ep"].append({**cite, "path": read.path, "line": read.line})
+            _add_release(entry, release)
+            for value in read.values:
+                if value not in entry["values"]:
+                    entry["values"].append(value)
+            entry["default"] = entry["default"] if read.default is None else read.default
+            entry["wrong_value"] = read.wrong_value or entry["wrong_value"]
+            entry["parse"] = read.parse or entry["parse"]
+    candidate_keys = {key for key, _ in candidates}
+    for key, evidence in candidates:  # provider options named by a run, not found in a source read
+        entry = options.setdefault(("provider_option", key), _new("provider_option", key))
+        entry["evidence"].append(evidence)
+    _add_library_strings(options, sources, wheels, candidate_keys)
+    for entry in options.values():  # releases oldest first (a revision label such as main-... last)
+        entry["releases"].sort(key=_release_order)
+    for release, why in uncovered:
+        sources.append({"release": release, "kind": "none", "why": why})
     for entry in options.values():  # the newest reading line, or null: no source was read
         reads = entry["read_by_qnn_ep"] or entry["defined"]
         entry["source"] = dict(reads[-1]) if reads else None
@@ -314,6 +354,13 @@ def build(
         },
         "options": rows,
     }
+
+
+def _release_order(label: str) -> tuple[int, Version | str]:
+    try:
+        return (0, Version(label))
+    except InvalidVersion:
+        return (1, label)
 
 
 def _new(kind: str, key: str) -> dict[str, Any]:
@@ -358,14 +405,46 @@ def main(argv: list[str] | None = None) -> int:
         metavar="KEY=EVIDENCE",
         help="a provider option a run used (EVIDENCE: where it is recorded); looked up in each --wheel's EP library",
     )
+    parser.add_argument(
+        "--read-from",
+        type=_pair,
+        action="append",
+        default=[],
+        metavar="RELEASE=SNAPSHOT=GITDIR",
+        help="read RELEASE's commit in GITDIR, a snapshot of the repository SNAPSHOT (owner/name) that holds it",
+    )
+    parser.add_argument(
+        "--commit-repo",
+        default="microsoft/onnxruntime",
+        help="the repository the --read-from commits belong to (cited in the data)",
+    )
+    parser.add_argument(
+        "--no-source",
+        type=_pair,
+        action="append",
+        default=[],
+        metavar="RELEASE=WHY",
+        help="a release whose source could not be read, and why (recorded in the data)",
+    )
     parser.add_argument("--repo", default="onnxruntime/onnxruntime-qnn")
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "options.json")
     args = parser.parse_args(argv)
     if not args.ref:
         parser.error("give at least one --ref")
+    read_from: dict[str, ReadFrom] = {}
+    for release, value in args.read_from:
+        snapshot, sep, folder = value.partition("=")
+        if not sep or not snapshot or not folder:
+            parser.error(f"--read-from {release}={value}: expected RELEASE=OWNER/NAME=GITDIR")
+        read_from[release] = ReadFrom(Path(folder), snapshot, args.commit_repo)
     document = build(
         args.git_dir,
-        args.ref, [(r, Path(w)) for r, w in args.wheel], args.repo, tuple(args.candidate)
+        args.ref,
+        [(r, Path(w)) for r, w in args.wheel],
+        args.repo,
+        tuple(args.candidate),
+        read_from,
+        tuple(args.no_source),
     )
     args.out.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", "utf-8")
     sys.stderr.write(f"{len(document['options'])} options -> {args.out}\n")

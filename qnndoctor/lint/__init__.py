@@ -2,7 +2,8 @@
 they are written (Python sources read with ast, never run; genai_config.json).
 
 ``knowledge`` (what each release reads, from matrix/options.json),
-``values`` + ``pyreader`` + ``genai`` (sources -> events), ``checks`` +
+``prefilter`` (which files and lines can matter, from the text alone),
+``values`` + ``callsite`` + ``pyreader`` + ``genai`` (sources -> events), ``checks`` +
 ``rules`` (events -> findings), ``output`` (text / JSON / SARIF),
 ``command`` (the sub-command), ``runtime`` (``qnndoctor.check_options``).
 """
@@ -19,7 +20,8 @@ from .checks import Finding, Target, judge
 from .events import Event
 from .genai import ConfigError, read_genai
 from .knowledge import Knowledge, load
-from .pyreader import FILE_TRIGGERS, file_facts, read_python
+from .prefilter import file_facts, names_a_call
+from .pyreader import events_of
 
 MAX_BYTES = 5 * 1024 * 1024
 _SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", "site-packages", ".tox", ".mypy_cache"})
@@ -73,9 +75,9 @@ def lint_text(
             events = read_genai(text)
         except ConfigError as exc:
             return FileResult(path, (), str(exc))
-        facts = file_facts("qnn", None)
     else:
-        if prefilter and not FILE_TRIGGERS.search(text):
+        relevant = names_a_call(text)
+        if prefilter and not relevant:
             return FileResult(path, ())
         try:
             tree = ast.parse(text, filename=path)
@@ -86,9 +88,14 @@ def lint_text(
         except (RecursionError, MemoryError):
             return FileResult(path, (), "nested too deeply for Python's parser")
         try:
-            events = read_python(tree, text)
+            events = events_of(tree, text) if relevant else []
         except RecursionError:
             return FileResult(path, (), "nested too deeply to read")
+    if not events:
+        return FileResult(path, ())
+    if path.endswith(".json"):
+        facts = file_facts("qnn", None)
+    else:
         facts = file_facts(text, str(Path(path).resolve().parent))
     found = judge(events, knowledge, target, facts)
     lines = text.splitlines()

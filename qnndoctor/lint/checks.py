@@ -81,6 +81,9 @@ class Checker:
         self.qnn_owners: set[int] = set()
         self.dynamic_outputs: list[tuple[str, Loc]] = []
         self.model_inputs: set[str] = set()
+        self.policy_owners: set[int] = set()  # SessionOptions given a selection policy
+        self.device_owners: set[int] = set()  # SessionOptions given explicit devices
+        self.ends: Counter[int] = Counter()  # end_profiling() calls per session
 
     def add(self, code: str, message: str, loc: Loc, fix: str | None = None) -> None:
         option = self.k.get(*self.current) if self.current else None
@@ -226,62 +229,82 @@ class Checker:
                          f"os.makedirs({str(folder)!r}, exist_ok=True) before the session")
 
     # -- calls ----------------------------------------------------------------------------
-    def call(self, event: CallSeen, policy_owners: set[int], device_owners: set[int], ends: Counter[int]) -> None:
-        name = event.name
-        if name == "get_qnn_qdq_config":
-            providers = event.kwargs.get("calibration_providers")
-            if isinstance(providers, (list, tuple)) and "QNNExecutionProvider" in providers and self.t.plugin:
-                self.add("QND060", "calibration_providers=['QNNExecutionProvider'] is not a registered provider with the 2.x plugin", event.loc)
-            activation = event.kwargs.get("activation_type")
-            if isinstance(activation, Dotted) and activation.endswith(".QInt8"):
-                self.add("QND061", "activation_type=QInt8: signed 8-bit activations for the HTP", event.loc)
-            if event.kwargs.get("op_types_to_quantize") not in (None, UNKNOWN) or event.kwargs.get("nodes_to_exclude"):
-                self.add("QND062", "op_types_to_quantize/nodes_to_exclude leave part of the model in float", event.loc)
-        elif name == "quantize_static" and self.facts.mentions_qnn and not self.facts.uses_qnn_config:
-            activation = event.kwargs.get("activation_type")
-            if activation is None or (isinstance(activation, Dotted) and activation.endswith(".QInt8")):
-                self.add("QND061", "quantize_static with its defaults (QInt8 activations) for the QNN EP", event.loc,
-                         "build the config with get_qnn_qdq_config(model, reader) and quantize(model, out, config)")
-        elif name == "quantize_dynamic":
-            output = event.args[1] if len(event.args) > 1 else event.kwargs.get("model_output")
-            if known_str(output):
-                self.dynamic_outputs.append((str(output), event.loc))
-        elif name == "InferenceSession":
-            if event.extra.get("qnn") and event.owner:
-                self.qnn_owners.add(event.owner)
-            if (event.extra.get("qnn") or self.facts.uses_plugin) and event.args and known_str(event.args[0]):
-                self.model_inputs.add(os.path.normpath(str(event.args[0])))
-        elif name == "get_profiling_start_time_ns" and not self.facts.enables_profiling:
-            self.add("QND044", "get_profiling_start_time_ns() without enable_profiling returns 0", event.loc)
-        elif name == "end_profiling":
-            if not self.facts.enables_profiling:
-                self.add("QND044", "end_profiling() without enable_profiling returns ''", event.loc)
-            elif event.owner:
-                ends[event.owner] += 1
-                if ends[event.owner] == 2:
-                    self.add("QND044", "end_profiling() called again: the second call returns ''", event.loc)
-        elif name == "run" and event.args:
-            names = event.args[0]
-            if isinstance(names, list) and all(known_str(n) for n in names):
-                dup = [n for n, c in Counter(names).items() if c > 1]
-                if dup:
-                    self.add("QND045", f"output {dup[0]!r} asked more than once", event.loc)
-        elif name == "run_async":
-            callback = event.extra.get("callback")
-            if callback is not None and _resolves_future(callback):
-                self.add("QND046", f"callback {callback.name}() calls set_result/set_exception from onnxruntime's thread", event.loc)
-        elif name == "shared_iobinding":
-            self.add("QND048", f"{event.args[0]}() binds a module-level IOBinding and runs in several threads", event.loc)
-        elif name in ("bind_input", "bind_output") and event.extra.get("pointer"):
-            self.add("QND047", f"{event.extra['pointer']} points at an array that is not C-contiguous", event.loc)
-        elif name == "set_provider_selection_policy" and event.owner:
-            policy_owners.add(event.owner)
-            if event.owner in device_owners:
-                self.add("QND043", "set_provider_selection_policy on SessionOptions that also has explicit devices", event.loc)
-        elif name == "add_provider_for_devices" and event.owner:
-            device_owners.add(event.owner)
+    def call(self, event: CallSeen) -> None:
+        judge_call = _CALL_CHECKS.get(event.name)
+        if judge_call is not None:
+            judge_call(self, event)
+
+    def _qdq_config(self, event: CallSeen) -> None:
+        providers = event.kwargs.get("calibration_providers")
+        if isinstance(providers, (list, tuple)) and "QNNExecutionProvider" in providers and self.t.plugin:
+            self.add("QND060", "calibration_providers=['QNNExecutionProvider'] is not a registered provider with the 2.x plugin", event.loc)
+        activation = event.kwargs.get("activation_type")
+        if isinstance(activation, Dotted) and activation.endswith(".QInt8"):
+            self.add("QND061", "activation_type=QInt8: signed 8-bit activations for the HTP", event.loc)
+        if event.kwargs.get("op_types_to_quantize") not in (None, UNKNOWN) or event.kwargs.get("nodes_to_exclude"):
+            self.add("QND062", "op_types_to_quantize/nodes_to_exclude leave part of the model in float", event.loc)
+
+    def _quantize_static(self, event: CallSeen) -> None:
+        if not self.facts.mentions_qnn or self.facts.uses_qnn_config:
+            return
+        activation = event.kwargs.get("activation_type")
+        if activation is None or (isinstance(activation, Dotted) and activation.endswith(".QInt8")):
+            self.add("QND061", "quantize_static with its defaults (QInt8 activations) for the QNN EP", event.loc,
+                     "build the config with get_qnn_qdq_config(model, reader) and quantize(model, out, config)")
+
+    def _quantize_dynamic(self, event: CallSeen) -> None:
+        output = event.args[1] if len(event.args) > 1 else event.kwargs.get("model_output")
+        if known_str(output):
+            self.dynamic_outputs.append((str(output), event.loc))
+
+    def _session(self, event: CallSeen) -> None:
+        if event.extra.get("qnn") and event.owner:
             self.qnn_owners.add(event.owner)
-            if event.owner in policy_owners:
+        if (event.extra.get("qnn") or self.facts.uses_plugin) and event.args and known_str(event.args[0]):
+            self.model_inputs.add(os.path.normpath(str(event.args[0])))
+
+    def _profiling_start(self, event: CallSeen) -> None:
+        if not self.facts.enables_profiling:
+            self.add("QND044", "get_profiling_start_time_ns() without enable_profiling returns 0", event.loc)
+
+    def _end_profiling(self, event: CallSeen) -> None:
+        if not self.facts.enables_profiling:
+            self.add("QND044", "end_profiling() without enable_profiling returns ''", event.loc)
+        elif event.owner:
+            self.ends[event.owner] += 1
+            if self.ends[event.owner] == 2:
+                self.add("QND044", "end_profiling() called again: the second call returns ''", event.loc)
+
+    def _run(self, event: CallSeen) -> None:
+        names = event.args[0] if event.args else None
+        if isinstance(names, list) and all(known_str(n) for n in names):
+            dup = [n for n, c in Counter(names).items() if c > 1]
+            if dup:
+                self.add("QND045", f"output {dup[0]!r} asked more than once", event.loc)
+
+    def _run_async(self, event: CallSeen) -> None:
+        callback = event.extra.get("callback")
+        if callback is not None and _resolves_future(callback):
+            self.add("QND046", f"callback {callback.name}() calls set_result/set_exception from onnxruntime's thread", event.loc)
+
+    def _shared_binding(self, event: CallSeen) -> None:
+        self.add("QND048", f"{event.args[0]}() binds a module-level IOBinding and runs in several threads", event.loc)
+
+    def _bind(self, event: CallSeen) -> None:
+        if event.extra.get("pointer"):
+            self.add("QND047", f"{event.extra['pointer']} points at an array that is not C-contiguous", event.loc)
+
+    def _selection_policy(self, event: CallSeen) -> None:
+        if event.owner:
+            self.policy_owners.add(event.owner)
+            if event.owner in self.device_owners:
+                self.add("QND043", "set_provider_selection_policy on SessionOptions that also has explicit devices", event.loc)
+
+    def _devices(self, event: CallSeen) -> None:
+        if event.owner:
+            self.device_owners.add(event.owner)
+            self.qnn_owners.add(event.owner)
+            if event.owner in self.policy_owners:
                 self.add("QND043", "add_provider_for_devices on SessionOptions that also has a selection policy", event.loc)
 
     def compile(self, event: Compile) -> None:
@@ -340,6 +363,23 @@ class Checker:
                          event.loc)
 
 
+_CALL_CHECKS = {
+    "get_qnn_qdq_config": Checker._qdq_config,
+    "quantize_static": Checker._quantize_static,
+    "quantize_dynamic": Checker._quantize_dynamic,
+    "InferenceSession": Checker._session,
+    "get_profiling_start_time_ns": Checker._profiling_start,
+    "end_profiling": Checker._end_profiling,
+    "run": Checker._run,
+    "run_async": Checker._run_async,
+    "shared_iobinding": Checker._shared_binding,
+    "bind_input": Checker._bind,
+    "bind_output": Checker._bind,
+    "set_provider_selection_policy": Checker._selection_policy,
+    "add_provider_for_devices": Checker._devices,
+}
+
+
 def _sharing(self: Checker, events: list[Event]) -> None:
     """ctx-054 / ctx-019: the ep.* sharing keys across the file's SessionOptions."""
     entries: dict[int, dict[str, Any]] = {}
@@ -373,9 +413,6 @@ def _resolves_future(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 def judge(events: list[Event], knowledge: Knowledge, target: Target, facts: FileFacts) -> list[Finding]:
     checker = Checker(knowledge, target, facts)
-    policy_owners: set[int] = set()
-    device_owners: set[int] = set()
-    ends: Counter[int] = Counter()
     for event in events:
         checker.current = None
         if isinstance(event, ProviderOptions):
@@ -385,7 +422,7 @@ def judge(events: list[Event], knowledge: Knowledge, target: Target, facts: File
         elif isinstance(event, AttrSet):
             checker.attr(event)
         elif isinstance(event, CallSeen):
-            checker.call(event, policy_owners, device_owners, ends)
+            checker.call(event)
         elif isinstance(event, Compile):
             checker.compile(event)
     checker.current = None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -125,6 +125,10 @@ def _release_version(label: str) -> Version | None:
 class Knowledge:
     options: dict[tuple[str, str], Option]
     releases: tuple[str, ...]  # labels with data, oldest first (release labels only)
+    # the key sets asked for so far (every linted file asks for the same few)
+    _sets: dict[tuple[str, str | None, bool], frozenset[str]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def get(self, kind: str, key: str) -> Option | None:
         return self.options.get((kind, key))
@@ -149,14 +153,22 @@ class Knowledge:
         return self.newest()
 
     def keys(self, kind: str, release: str | None = None) -> frozenset[str]:
-        return frozenset(
-            key
-            for (k, key), option in self.options.items()
-            if k == kind and (release is None or release in option.releases)
-        )
+        found = self._sets.get((kind, release, False))
+        if found is None:
+            found = self._sets[(kind, release, False)] = frozenset(
+                key
+                for (k, key), option in self.options.items()
+                if k == kind and (release is None or release in option.releases)
+            )
+        return found
 
     def qnn_read(self, kind: str) -> frozenset[str]:
-        return frozenset(key for (k, key), o in self.options.items() if k == kind and o.read_by_qnn)
+        found = self._sets.get((kind, None, True))
+        if found is None:
+            found = self._sets[(kind, None, True)] = frozenset(
+                key for (k, key), o in self.options.items() if k == kind and o.read_by_qnn
+            )
+        return found
 
 
 @functools.lru_cache(maxsize=1)

@@ -6,9 +6,9 @@ looked up in the function, then the module."""
 from __future__ import annotations
 
 import ast
-import re
 from typing import Any
 
+from .callsite import CallSite, call_arg, key_locs, kwarg, loc_of, not_c_order, provider_name
 from .events import (
     AttrSet,
     CallSeen,
@@ -16,23 +16,25 @@ from .events import (
     ConfigEntry,
     EpNameFilter,
     Event,
-    FileFacts,
     Loc,
     ProviderOptions,
     ProvidersByName,
     Registration,
 )
-from .values import UNKNOWN, Ref, Scope, call_name, dotted, known_str
+from .prefilter import interesting_lines, line_starts, names_a_call, normalized
+from .values import (
+    PARTIAL,
+    UNKNOWN,
+    Ref,
+    Scope,
+    call_name,
+    dotted,
+    known_entries,
+    known_str,
+    merge_into,
+)
 
 QNN_NAMES = frozenset({"QNNExecutionProvider", "QNN", "qnn"})
-# A file with none of these names holds no call a rule reads (each rule
-# starts from one of them): it is not read further.
-FILE_TRIGGERS = re.compile(
-    r"SessionOptions|RunOptions|_config_entry|add_provider|append_execution_provider|set_provider|"
-    r"provider_options|InferenceSession|ModelCompiler|compile_to_|get_qnn_qdq_config|"
-    r"quantize_(?:static|dynamic)|profiling|ep_name|register_execution_provider_library|"
-    r"bind_(?:input|output)|run_async|providers\s*=|io_binding"
-)
 _SEEN_CALLS = frozenset(
     {
         "get_qnn_qdq_config",
@@ -49,12 +51,6 @@ _SEEN_CALLS = frozenset(
     }
 )
 NOT_C_ORDER = "<array not in C order>"
-# A statement whose text has none of these holds no call or comparison a
-# rule reads: its calls are not visited (its value is still evaluated).
-_INTERESTING = re.compile(
-    r"SessionOptions|RunOptions|_config_entry|provider|InferenceSession|ModelCompiler|compile_to_|"
-    r"quantiz|qnn|profiling|\brun(?:_async)?\s*\(|\.update\s*\(|bind_|ep_name|io_binding|Thread|submit|map\("
-)
 _EP_ADDERS = frozenset(
     {
         "add_provider_for_devices",
@@ -66,40 +62,15 @@ _EP_ADDERS = frozenset(
 )
 
 
-def _loc(node: ast.AST) -> Loc:
-    return Loc(getattr(node, "lineno", 0), getattr(node, "col_offset", -1) + 1)
-
-
-def _kw(node: ast.Call, name: str) -> ast.expr | None:
-    for keyword in node.keywords:
-        if keyword.arg == name:
-            return keyword.value
-    return None
-
-
-def _arg(node: ast.Call, index: int, name: str) -> ast.expr | None:
-    if len(node.args) > index and not isinstance(node.args[index], ast.Starred):
-        return node.args[index]
-    return _kw(node, name)
-
-
-def _provider_name(entry: Any) -> str | None:
-    if known_str(entry):
-        return str(entry)
-    if isinstance(entry, tuple) and entry and known_str(entry[0]):
-        return str(entry[0])
-    return None
-
-
-def _key_locs(node: ast.expr | None) -> dict[str, Loc]:
-    if isinstance(node, ast.Dict):
-        return {k.value: _loc(k) for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
-    return {}
+_MADE = {"SessionOptions": "session", "RunOptions": "run", "io_binding": "iobinding"}
 
 
 class Reader:
-    def __init__(self, tree: ast.Module, lines: list[str] | None = None) -> None:
-        self.lines = lines
+    def __init__(self, tree: ast.Module, text: str | None = None) -> None:
+        self.text = normalized(text) if text is not None else None
+        # interesting[i]: how many of the first i lines hold an _INTERESTING word
+        self.interesting = interesting_lines(self.text) if self.text is not None else None
+        self._line_starts: list[int] | None = None
         self.events: list[Event] = []
         self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {
             n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -117,69 +88,100 @@ class Reader:
             self.statement(statement, scope)
 
     def statement(self, node: ast.stmt, scope: Scope) -> None:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            inner = Scope(self.module)
-            for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
-                self.expressions(default, scope)
-            self.functions_open.append(node.name)
-            try:
-                self.body(node.body, inner)
-            finally:
-                self.functions_open.pop()
+        read = _STATEMENTS.get(type(node))
+        if read is not None:
+            read(self, node, scope)
             return
-        if isinstance(node, ast.ClassDef):
-            self.body(node.body, Scope(self.module))
-            return
-        if isinstance(node, ast.Assign):
-            value = self.expressions(node.value, scope)
-            for target in node.targets:
-                self.bind(target, node.value, value, scope)
-            return
-        if isinstance(node, ast.AnnAssign) and node.value is not None:
-            value = self.expressions(node.value, scope)
-            self.bind(node.target, node.value, value, scope)
-            return
-        if isinstance(node, ast.AugAssign):
-            self.expressions(node.value, scope)
-            if isinstance(node.target, ast.Name):
-                scope.names[node.target.id] = UNKNOWN
-            return
-        if isinstance(node, (ast.If, ast.While)):
-            self.expressions(node.test, scope)
-            self.body(node.body, scope)
-            self.body(node.orelse, scope)
-            return
-        if isinstance(node, (ast.For, ast.AsyncFor)):
-            if self._unrolled(node, scope):
-                return
-            self.expressions(node.iter, scope)
-            if isinstance(node.target, ast.Name):
-                scope.names[node.target.id] = UNKNOWN
-            self.body(node.body, scope)
-            self.body(node.orelse, scope)
-            return
-        if isinstance(node, (ast.With, ast.AsyncWith)):
-            for item in node.items:
-                value = self.expressions(item.context_expr, scope)
-                if item.optional_vars is not None:
-                    self.bind(item.optional_vars, item.context_expr, value, scope)
-            self.body(node.body, scope)
-            return
-        if isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
-            self.body(node.body, scope)  # type: ignore[attr-defined]
-            for handler in node.handlers:  # type: ignore[attr-defined]
-                self.body(handler.body, scope)
-            self.body(node.orelse, scope)  # type: ignore[attr-defined]
-            self.body(node.finalbody, scope)  # type: ignore[attr-defined]
-            return
-        if isinstance(node, ast.Match):
-            self.expressions(node.subject, scope)
-            for case in node.cases:
-                self.body(case.body, scope)
-            return
-        for child in ast.iter_child_nodes(node):
+        for child in ast.iter_child_nodes(node):  # any other statement: its expressions
             if isinstance(child, ast.expr):
                 self.expressions(child, scope)
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> None:
+        if self._inert(node):
+            return
+        inner = Scope(self.module)
+        for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+            self.expressions(default, scope)
+        self.functions_open.append(node.name)
+        try:
+            self.body(node.body, inner)
+        finally:
+            self.functions_open.pop()
+
+    def _class(self, node: ast.ClassDef, scope: Scope) -> None:
+        if not self._inert(node):
+            self.body(node.body, Scope(self.module))
+
+    def _assign(self, node: ast.Assign, scope: Scope) -> None:
+        value = self.expressions(node.value, scope)
+        for target in node.targets:
+            self.bind(target, node.value, value, scope)
+
+    def _annotated(self, node: ast.AnnAssign, scope: Scope) -> None:
+        if node.value is None:  # a bare annotation: its expressions, like any statement
+            self.expressions(node.target, scope)
+            self.expressions(node.annotation, scope)
+            return
+        value = self.expressions(node.value, scope)
+        self.bind(node.target, node.value, value, scope)
+
+    def _augmented(self, node: ast.AugAssign, scope: Scope) -> None:
+        self.expressions(node.value, scope)
+        if isinstance(node.target, ast.Name):
+            scope.names[node.target.id] = UNKNOWN
+
+    def _branch(self, node: ast.If | ast.While, scope: Scope) -> None:
+        self.expressions(node.test, scope)
+        self.body(node.body, scope)
+        self.body(node.orelse, scope)
+
+    def _loop(self, node: ast.For | ast.AsyncFor, scope: Scope) -> None:
+        if self._unrolled(node, scope):
+            return
+        self.expressions(node.iter, scope)
+        if isinstance(node.target, ast.Name):
+            scope.names[node.target.id] = UNKNOWN
+        self.body(node.body, scope)
+        self.body(node.orelse, scope)
+
+    def _with(self, node: ast.With | ast.AsyncWith, scope: Scope) -> None:
+        for item in node.items:
+            value = self.expressions(item.context_expr, scope)
+            if item.optional_vars is not None:
+                self.bind(item.optional_vars, item.context_expr, value, scope)
+        self.body(node.body, scope)
+
+    def _try(self, node: Any, scope: Scope) -> None:  # ast.Try, or ast.TryStar (3.11)
+        self.body(node.body, scope)
+        for handler in node.handlers:
+            self.body(handler.body, scope)
+        self.body(node.orelse, scope)
+        self.body(node.finalbody, scope)
+
+    def _match(self, node: ast.Match, scope: Scope) -> None:
+        self.expressions(node.subject, scope)
+        for case in node.cases:
+            self.body(case.body, scope)
+
+    def _inert(self, node: ast.stmt) -> bool:
+        """A definition whose lines hold no _INTERESTING word and name no
+        module-level dict or tracked object: reading its body would visit no
+        call and could change nothing outside its own scope, so it is skipped."""
+        counts, text = self.interesting, self.text
+        if counts is None or text is None:
+            return False
+        last = min(node.end_lineno or node.lineno, len(counts) - 1)
+        first = min(node.lineno - 1, last)
+        if counts[last] != counts[first]:
+            return False
+        reachable = [name for name, value in self.module.names.items() if isinstance(value, (dict, Ref))]
+        if not reachable:
+            return True
+        if self._line_starts is None:
+            self._line_starts = line_starts(text)
+        starts = self._line_starts
+        segment = text[starts[first] : starts[last] if last < len(starts) else len(text)]
+        return not any(name in segment for name in reachable)
 
     def _unrolled(self, node: ast.For | ast.AsyncFor, scope: Scope) -> bool:
         """``for k, v in CONFIG.items(): so.add_session_config_entry(k, v)``
@@ -196,7 +198,7 @@ class Reader:
         ):
             return False
         table = scope.evaluate(it.func.value)
-        if not isinstance(table, dict) or "\0partial" in table or len(table) > 64:
+        if not isinstance(table, dict) or PARTIAL in table or len(table) > 64:
             return False
         key_name, value_name = (e.id for e in node.target.elts)  # type: ignore[attr-defined]
         for key, value in list(table.items()):
@@ -209,7 +211,7 @@ class Reader:
 
     def bind(self, target: ast.expr, source: ast.expr, value: Any, scope: Scope) -> None:
         if isinstance(target, ast.Name):
-            if _not_c_order(source):
+            if not_c_order(source):
                 value = NOT_C_ORDER
             scope.names[target.id] = value
             if isinstance(value, dict):
@@ -222,7 +224,7 @@ class Reader:
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
             owner = scope.lookup(target.value.id)
             if isinstance(owner, Ref) and owner.kind in ("session", "run"):
-                event = AttrSet(owner.kind, target.attr, value, _loc(target), id(owner))
+                event = AttrSet(owner.kind, target.attr, value, loc_of(target), id(owner))
                 owner.state.setdefault("attrs", {})[target.attr] = value
                 self.events.append(event)
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -235,9 +237,10 @@ class Reader:
         """Visit the calls and comparisons inside ``node`` (inner first) and
         return ``node``'s value (a Ref for a tracked constructor)."""
         result: Any = UNKNOWN
-        if self.lines is not None:
-            end = getattr(node, "end_lineno", None) or node.lineno
-            if not _INTERESTING.search("\n".join(self.lines[node.lineno - 1 : end])):
+        counts = self.interesting
+        if counts is not None:
+            end = min(getattr(node, "end_lineno", None) or node.lineno, len(counts) - 1)
+            if counts[end] == counts[min(node.lineno - 1, end)]:
                 return scope.evaluate(node)
         calls: list[ast.Call] = []
         for child in ast.walk(node):
@@ -262,151 +265,185 @@ class Reader:
         for side in sides:
             value = scope.evaluate(side)
             if known_str(value):
-                self.events.append(EpNameFilter(str(value), _loc(side)))
+                self.events.append(EpNameFilter(str(value), loc_of(side)))
 
     def call(self, node: ast.Call, scope: Scope) -> Any:
+        """Read one call the rules follow (the _CALLS table); return what it
+        makes (a Ref for a tracked object), UNKNOWN otherwise."""
         name = call_name(node)
-        receiver: Any = UNKNOWN
-        if isinstance(node.func, ast.Attribute):
-            receiver = scope.evaluate(node.func.value)
-            if isinstance(node.func.value, ast.Call):
-                receiver = self._made.get(id(node.func.value), UNKNOWN)
-            elif not isinstance(receiver, Ref) and isinstance(node.func.value, ast.Name):
-                receiver = scope.lookup(node.func.value.id)
-        owner = id(receiver) if isinstance(receiver, Ref) else 0
-        loc = _loc(node)
-        if name == "SessionOptions":
-            return Ref("session", node)
-        if name == "RunOptions":
-            return Ref("run", node)
-        if name in ("add_session_config_entry", "add_run_config_entry") and len(node.args) >= 2:
-            kind = "session" if name == "add_session_config_entry" else "run"
-            key = scope.evaluate(node.args[0])
-            if known_str(key):
-                value = scope.evaluate(node.args[1])
-                if isinstance(receiver, Ref):
-                    receiver.state.setdefault("entries", {})[key] = value
-                self.events.append(ConfigEntry(kind, str(key), value, loc, owner))
+        read = _CALLS.get(name)
+        if read is None:
             return UNKNOWN
-        if name in _EP_ADDERS:
-            if isinstance(receiver, Ref):
-                receiver.state["has_ep"] = True
-            options_node = _arg(node, 1, "provider_options") if name == "add_provider_for_devices" else None
-            if name in ("append_execution_provider_v2",):
-                options_node = _arg(node, 2, "ep_options")
-            if name == "add_provider" and len(node.args) >= 2:
-                provider = scope.evaluate(node.args[0])
-                if known_str(provider) and provider in QNN_NAMES:
-                    options_node = node.args[1]
-            self._options(options_node, scope, loc, name)
-            if name == "add_provider_for_devices":
-                self.events.append(CallSeen(name, loc, (), {}, owner))
+        return read(self, node, scope, CallSite(name, self._receiver(node, scope), loc_of(node)))
+
+    def _receiver(self, node: ast.Call, scope: Scope) -> Any:
+        """What a method is called on (a Ref when tracked; chained calls too)."""
+        if not isinstance(node.func, ast.Attribute):
             return UNKNOWN
-        if name == "set_provider_selection_policy":
-            if isinstance(receiver, Ref):
-                receiver.state["has_ep"] = True
-            self.events.append(CallSeen(name, loc, (), {}, owner))
+        value = node.func.value
+        if isinstance(value, ast.Call):
+            return self._made.get(id(value), UNKNOWN)
+        return scope.evaluate(value)
+
+    def _constructor(self, node: ast.Call, scope: Scope, site: CallSite) -> Any:
+        return Ref(_MADE[site.name], node)
+
+    def _config_entry(self, node: ast.Call, scope: Scope, site: CallSite) -> Any:
+        if len(node.args) < 2:
             return UNKNOWN
-        if name == "register_execution_provider_library":
-            library_node = _arg(node, 1, "path")
-            library = scope.evaluate(library_node)
-            if not known_str(library) and library_node is not None:
-                library = ast.unparse(library_node)  # the expression's text stands for it
-            self.events.append(Registration(scope.evaluate(_arg(node, 0, "registration_name")), library, loc))
-            return UNKNOWN
-        if name == "InferenceSession":
-            so = scope.evaluate(_arg(node, 1, "sess_options"))
-            providers = scope.evaluate(_kw(node, "providers") or (node.args[2] if len(node.args) >= 3 else None))
-            qnn = isinstance(providers, (list, tuple)) and any(
-                _provider_name(p) == "QNNExecutionProvider" for p in providers
-            )
-            model = scope.evaluate(_arg(node, 0, "path_or_bytes"))
-            self.events.append(CallSeen(name, loc, (model,), {}, id(so) if isinstance(so, Ref) else 0, {"qnn": qnn}))
-            self._providers(_kw(node, "providers"), _kw(node, "provider_options"), scope, loc, "providers=")
-            if len(node.args) >= 3:
-                self._providers(node.args[2], _arg(node, 3, "provider_options"), scope, loc, "providers=")
-            session = Ref("inference", node)
-            return session
-        if name == "set_providers":
-            self._providers(_arg(node, 0, "providers"), _arg(node, 1, "provider_options"), scope, loc, "set_providers")
-            return UNKNOWN
-        if name == "set_provider_option" and len(node.args) >= 3:  # onnxruntime-genai Config
+        key = scope.evaluate(node.args[0])
+        if known_str(key):
+            value = scope.evaluate(node.args[1])
+            if isinstance(site.receiver, Ref):
+                site.receiver.state.setdefault("entries", {})[key] = value
+            kind = "session" if site.name == "add_session_config_entry" else "run"
+            self.events.append(ConfigEntry(kind, str(key), value, site.loc, site.owner))
+        return UNKNOWN
+
+    def _ep_adder(self, node: ast.Call, scope: Scope, site: CallSite) -> Any:
+        name = site.name
+        if isinstance(site.receiver, Ref):
+            site.receiver.state["has_ep"] = True
+        options_node: ast.expr | None = None
+        if name == "add_provider_for_devices":
+            options_node = call_arg(node, 1, "provider_options")
+        elif name == "append_execution_provider_v2":
+            options_node = call_arg(node, 2, "ep_options")
+        elif name == "add_provider" and len(node.args) >= 2:
             provider = scope.evaluate(node.args[0])
-            key = scope.evaluate(node.args[1])
-            if known_str(provider) and str(provider).lower() in ("qnn", "qnnexecutionprovider") and known_str(key):
-                value = scope.evaluate(node.args[2])
-                self.events.append(ProviderOptions({str(key): value}, loc, "set_provider_option", {str(key): _loc(node.args[1])}))
+            if known_str(provider) and provider in QNN_NAMES:
+                options_node = node.args[1]
+        self._options(options_node, scope, name)
+        if name == "add_provider_for_devices":
+            self.events.append(CallSeen(name, site.loc, (), {}, site.owner))
+        return UNKNOWN
+
+    def _selection_policy(self, node: ast.Call, scope: Scope, site: CallSite) -> Any:
+        if isinstance(site.receiver, Ref):
+            site.receiver.state["has_ep"] = True
+        self.events.append(CallSeen(site.name, site.loc, (), {}, site.owner))
+        return UNKNOWN
+
+    def _registration(self, node: ast.Call, scope: Scope, site: CallSite) -> Any:
+        library_node = call_arg(node, 1, "path")
+        library = scope.evaluate(library_node)
+        if not known_str(library) and library_node is not None:
+            library = ast.unparse(library_node)  # the expression's text stands for it
+        self.events.append(Registration(scope.evaluate(call_arg(node, 0, "registration_name")), library, site.loc))
+        return UNKNOWN
+
+    def _inference_session(self, node: ast.Call, scope: Scope, site: CallSite) -> Any:
+        so = scope.evaluate(call_arg(node, 1, "sess_options"))
+        providers = scope.evaluate(kwarg(node, "providers") or (node.args[2] if len(node.args) >= 3 else None))
+        qnn = isinstance(providers, (list, tuple)) and any(provider_name(p) == "QNNExecutionProvider" for p in providers)
+        model = scope.evaluate(call_arg(node, 0, "path_or_bytes"))
+        owner = id(so) if isinstance(so, Ref) else 0
+        self.events.append(CallSeen(site.name, site.loc, (model,), {}, owner, {"qnn": qnn}))
+        self._providers(kwarg(node, "providers"), kwarg(node, "provider_options"), scope, site.loc, "providers=")
+        if len(node.args) >= 3:
+            self._providers(node.args[2], call_arg(node, 3, "provider_options"), scope, site.loc, "providers=")
+        return Ref("inference", node)
+
+    def _set_providers(self, node: ast.Call, scope: Scope, site: CallSite) -> Any:
+        self._providers(call_arg(node, 0, "providers"), call_arg(node, 1, "provider_options"), scope, site.loc, "set_providers")
+        return UNKNOWN
+
+    def _genai_provider_option(self, node: ast.Call, scope: Scope, site: CallSite) -> Any:
+        """onnxruntime-genai's ``Config.set_provider_option(provider, key, value)``."""
+        if len(node.args) < 3:
             return UNKNOWN
-        if name == "ModelCompiler":
-            so_node = _arg(node, 0, "sess_options")
-            so = scope.evaluate(so_node)
-            compiler = Ref("compiler", node)
-            has_ep = bool(so.state.get("has_ep")) if isinstance(so, Ref) and so.kind == "session" else None
-            if isinstance(so_node, ast.Call) and call_name(so_node) == "SessionOptions":
-                has_ep = False
-            entries = tuple(so.state.get("entries", {})) if isinstance(so, Ref) else ()
-            compiler.state.update(
-                has_ep=has_ep,
-                entries=entries,
-                model=scope.evaluate(_arg(node, 1, "input_model_path_or_bytes")),
-                embed=scope.evaluate(_kw(node, "embed_compiled_data_into_model")),
-                flags=scope.evaluate(_kw(node, "flags")),
-            )
-            self.events.append(self._compile(compiler, "ModelCompiler", loc, UNKNOWN))
-            return compiler
-        if name == "io_binding":
-            return Ref("iobinding", node)
-        if name == "Thread":
-            target = _kw(node, "target")
-            if isinstance(target, ast.Name):
-                self.thread_targets.add(target.id)
-            return UNKNOWN
-        if name in ("submit", "map") and isinstance(node.func, ast.Attribute) and node.args and isinstance(node.args[0], ast.Name):
-            self.thread_targets.add(node.args[0].id)  # an executor's task (for a thread pool)
+        provider = scope.evaluate(node.args[0])
+        key = scope.evaluate(node.args[1])
+        if known_str(provider) and str(provider).lower() in ("qnn", "qnnexecutionprovider") and known_str(key):
+            value = scope.evaluate(node.args[2])
+            key_loc = {str(key): loc_of(node.args[1])}
+            self.events.append(ProviderOptions({str(key): value}, site.loc, "set_provider_option", key_loc))
+        return UNKNOWN
+
+    def _model_compiler(self, node: ast.Call, scope: Scope, site: CallSite) -> Any:
+        so_node = call_arg(node, 0, "sess_options")
+        so = scope.evaluate(so_node)
+        compiler = Ref("compiler", node)
+        has_ep = bool(so.state.get("has_ep")) if isinstance(so, Ref) and so.kind == "session" else None
+        if isinstance(so_node, ast.Call) and call_name(so_node) == "SessionOptions":
+            has_ep = False
+        compiler.state.update(
+            has_ep=has_ep,
+            entries=tuple(so.state.get("entries", {})) if isinstance(so, Ref) else (),
+            model=scope.evaluate(call_arg(node, 1, "input_model_path_or_bytes")),
+            embed=scope.evaluate(kwarg(node, "embed_compiled_data_into_model")),
+            flags=scope.evaluate(kwarg(node, "flags")),
+        )
+        self.events.append(self._compile(compiler, "ModelCompiler", site.loc, UNKNOWN))
+        return compiler
+
+    def _compile_call(self, node: ast.Call, scope: Scope, site: CallSite) -> Any:
+        compiler = site.receiver
+        if isinstance(compiler, Ref) and compiler.kind == "compiler":
+            output = scope.evaluate(call_arg(node, 0, "output_model_path")) if site.name == "compile_to_file" else UNKNOWN
+            self.events.append(self._compile(compiler, site.name, site.loc, output))
+        return UNKNOWN
+
+    def _thread(self, node: ast.Call, scope: Scope, site: CallSite) -> Any:
+        target = kwarg(node, "target")
+        if isinstance(target, ast.Name):
+            self.thread_targets.add(target.id)
+        return UNKNOWN
+
+    def _executor_task(self, node: ast.Call, scope: Scope, site: CallSite) -> Any:
+        """``pool.submit(f, ...)`` / ``pool.map(f, ...)``: f runs in a thread pool."""
+        if isinstance(node.func, ast.Attribute) and node.args and isinstance(node.args[0], ast.Name):
+            self.thread_targets.add(node.args[0].id)
+        return UNKNOWN
+
+    def _bind(self, node: ast.Call, scope: Scope, site: CallSite) -> Any:
+        """An IOBinding bind: a module-level binding bound inside a function
+        (shared if that function runs in threads); bind_input/bind_output are
+        also seen calls (QND047)."""
+        func = node.func
         if (
-            name in ("bind_input", "bind_output", "bind_cpu_input", "bind_ortvalue_input", "bind_ortvalue_output")
-            and isinstance(receiver, Ref)
-            and receiver.kind == "iobinding"
+            isinstance(site.receiver, Ref)
+            and site.receiver.kind == "iobinding"
             and self.functions_open
-            and isinstance(node.func, ast.Attribute)
-            and isinstance(node.func.value, ast.Name)
-            and node.func.value.id not in scope.names  # not the function's own binding
-            and self.module.names.get(node.func.value.id) is receiver
+            and isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id not in scope.names  # not the function's own binding
+            and self.module.names.get(func.value.id) is site.receiver
         ):
-            self.shared_binds.append((self.functions_open[-1], loc))
-        if name in ("compile_to_file", "compile_to_bytes", "compile_to_stream") and isinstance(receiver, Ref):
-            if receiver.kind == "compiler":
-                output = scope.evaluate(_arg(node, 0, "output_model_path")) if name == "compile_to_file" else UNKNOWN
-                self.events.append(self._compile(receiver, name, loc, output))
+            self.shared_binds.append((self.functions_open[-1], site.loc))
+        if site.name in ("bind_input", "bind_output"):
+            return self._seen(node, scope, site)
+        return UNKNOWN
+
+    def _seen(self, node: ast.Call, scope: Scope, site: CallSite) -> Any:
+        """A call a rule judges from its arguments (CallSeen)."""
+        name = site.name
+        if name == "run" and site.receiver is UNKNOWN and not isinstance(node.func, ast.Attribute):
+            return UNKNOWN  # a bare run(...): not a session's
+        args = tuple(scope.evaluate(a) for a in node.args)
+        kwargs = {k.arg: scope.evaluate(k.value) for k in node.keywords if k.arg}
+        extra: dict[str, Any] = {}
+        if name == "run_async" and len(node.args) >= 3 and isinstance(node.args[2], ast.Name):
+            extra["callback"] = self.functions.get(node.args[2].id)
+        if name in ("bind_input", "bind_output"):
+            for arg in node.args:
+                text = dotted(arg) or ""
+                if text.endswith(".ctypes.data") and scope.lookup(text.split(".")[0]) == NOT_C_ORDER:
+                    extra["pointer"] = text
+        self.events.append(CallSeen(name, site.loc, args, kwargs, site.owner, extra))
+        return UNKNOWN
+
+    def _update(self, node: ast.Call, scope: Scope, site: CallSite) -> Any:
+        """``d.update(other, k=v)`` on a dict the reader holds."""
+        if not (isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)):
             return UNKNOWN
-        if name in _SEEN_CALLS:
-            args = tuple(scope.evaluate(a) for a in node.args)
-            kwargs = {k.arg: scope.evaluate(k.value) for k in node.keywords if k.arg}
-            extra: dict[str, Any] = {}
-            if name == "run_async" and len(node.args) >= 3 and isinstance(node.args[2], ast.Name):
-                extra["callback"] = self.functions.get(node.args[2].id)
-            if name in ("bind_input", "bind_output"):
-                for arg in node.args:
-                    text = dotted(arg) or ""
-                    if text.endswith(".ctypes.data") and scope.lookup(text.split(".")[0]) == NOT_C_ORDER:
-                        extra["pointer"] = text
-            if name == "run" and receiver is UNKNOWN and not isinstance(node.func, ast.Attribute):
-                return UNKNOWN
-            self.events.append(CallSeen(name, loc, args, kwargs, owner, extra))
-            return UNKNOWN
-        if name == "update" and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
-            target = scope.lookup(node.func.value.id)
-            if isinstance(target, dict):
-                if node.args:
-                    more = scope.evaluate(node.args[0])
-                    if isinstance(more, dict):
-                        target.update(more)
-                    else:
-                        target["\0partial"] = True
-                for keyword in node.keywords:
-                    if keyword.arg:
-                        target[keyword.arg] = scope.evaluate(keyword.value)
-            return UNKNOWN
+        target = scope.lookup(node.func.value.id)
+        if isinstance(target, dict):
+            if node.args:
+                merge_into(target, scope.evaluate(node.args[0]))
+            for keyword in node.keywords:
+                if keyword.arg:
+                    target[keyword.arg] = scope.evaluate(keyword.value)
         return UNKNOWN
 
     # -- helpers ----------------------------------------------------------------
@@ -423,17 +460,12 @@ class Reader:
             flags=state["flags"],
         )
 
-    def _options(self, node: ast.expr | None, scope: Scope, loc: Loc, via: str) -> None:
+    def _options(self, node: ast.expr | None, scope: Scope, via: str) -> None:
         if node is None:
             return
         value = scope.evaluate(node)
-        if not isinstance(value, dict):
-            return
-        source = node if isinstance(node, ast.Dict) else self._dict_nodes.get(id(value))
-        clean = {k: v for k, v in value.items() if isinstance(k, str) and not k.startswith("\0")}
-        self.events.append(
-            ProviderOptions(clean, _loc(node) if node else loc, via, _key_locs(source), partial="\0partial" in value)
-        )
+        if isinstance(value, dict):
+            self._emit_dict(value, loc_of(node), via, node)
 
     def _providers(
         self, providers_node: ast.expr | None, options_node: ast.expr | None, scope: Scope, loc: Loc, via: str
@@ -445,56 +477,79 @@ class Reader:
             return
         options = scope.evaluate(options_node) if options_node is not None else UNKNOWN
         for index, entry in enumerate(providers):
-            if _provider_name(entry) != "QNNExecutionProvider":
+            if provider_name(entry) != "QNNExecutionProvider":
                 continue
-            self.events.append(ProvidersByName(_loc(providers_node), via))
+            self.events.append(ProvidersByName(loc_of(providers_node), via))
             item_node: ast.expr | None = None
             if isinstance(entry, tuple) and len(entry) >= 2:
                 if isinstance(providers_node, (ast.List, ast.Tuple)) and isinstance(providers_node.elts[index], ast.Tuple):
                     item_node = providers_node.elts[index].elts[1]  # type: ignore[attr-defined]
-                    self._options(item_node, scope, loc, via)
+                    self._options(item_node, scope, via)
                 elif isinstance(entry[1], dict):
                     self._emit_dict(entry[1], loc, via)
             elif isinstance(options, (list, tuple)) and index < len(options):
                 if isinstance(options_node, (ast.List, ast.Tuple)) and index < len(options_node.elts):
-                    self._options(options_node.elts[index], scope, loc, via)
+                    self._options(options_node.elts[index], scope, via)
                 elif isinstance(options[index], dict):
                     self._emit_dict(options[index], loc, via)
 
-    def _emit_dict(self, value: dict[Any, Any], loc: Loc, via: str) -> None:
-        source = self._dict_nodes.get(id(value))
-        clean = {k: v for k, v in value.items() if isinstance(k, str) and not k.startswith("\0")}
-        self.events.append(ProviderOptions(clean, loc, via, _key_locs(source), partial="\0partial" in value))
+    def _emit_dict(self, value: dict[Any, Any], loc: Loc, via: str, literal: ast.expr | None = None) -> None:
+        """A resolved provider-options dict as an event (key locations from its literal)."""
+        source = literal if isinstance(literal, ast.Dict) else self._dict_nodes.get(id(value))
+        self.events.append(ProviderOptions(known_entries(value), loc, via, key_locs(source), partial=PARTIAL in value))
 
 
-def _not_c_order(node: ast.expr) -> bool:
-    """``np.asfortranarray(x)``, ``x.T``, ``np.array(x, order='F')``."""
-    if isinstance(node, ast.Attribute) and node.attr == "T":
-        return True
-    if isinstance(node, ast.Call):
-        if call_name(node) == "asfortranarray":
-            return True
-        order = _kw(node, "order")
-        return isinstance(order, ast.Constant) and order.value == "F"
-    return False
+_STATEMENTS: dict[type[ast.AST], Any] = {
+    ast.FunctionDef: Reader._function,
+    ast.AsyncFunctionDef: Reader._function,
+    ast.ClassDef: Reader._class,
+    ast.Assign: Reader._assign,
+    ast.AnnAssign: Reader._annotated,
+    ast.AugAssign: Reader._augmented,
+    ast.If: Reader._branch,
+    ast.While: Reader._branch,
+    ast.For: Reader._loop,
+    ast.AsyncFor: Reader._loop,
+    ast.With: Reader._with,
+    ast.AsyncWith: Reader._with,
+    ast.Try: Reader._try,
+    ast.Match: Reader._match,
+}
+if hasattr(ast, "TryStar"):  # Python 3.11+: try/except*
+    _STATEMENTS[ast.TryStar] = Reader._try
 
-
-def file_facts(text: str, base_dir: str | None) -> FileFacts:
-    return FileFacts(
-        mentions_qnn="qnn" in text.lower(),
-        uses_plugin="onnxruntime_qnn" in text or "register_execution_provider_library" in text,
-        enables_profiling="enable_profiling" in text,
-        uses_qnn_config="get_qnn_qdq_config" in text,
-        base_dir=base_dir,
-    )
+_CALLS: dict[str, Any] = {
+    **dict.fromkeys(_MADE, Reader._constructor),
+    **dict.fromkeys(("add_session_config_entry", "add_run_config_entry"), Reader._config_entry),
+    **dict.fromkeys(_EP_ADDERS, Reader._ep_adder),
+    "set_provider_selection_policy": Reader._selection_policy,
+    "register_execution_provider_library": Reader._registration,
+    "InferenceSession": Reader._inference_session,
+    "set_providers": Reader._set_providers,
+    "set_provider_option": Reader._genai_provider_option,
+    "ModelCompiler": Reader._model_compiler,
+    **dict.fromkeys(("compile_to_file", "compile_to_bytes", "compile_to_stream"), Reader._compile_call),
+    "Thread": Reader._thread,
+    **dict.fromkeys(("submit", "map"), Reader._executor_task),
+    **dict.fromkeys(
+        ("bind_input", "bind_output", "bind_cpu_input", "bind_ortvalue_input", "bind_ortvalue_output"), Reader._bind
+    ),
+    **dict.fromkeys(_SEEN_CALLS - {"set_provider_selection_policy", "bind_input", "bind_output"}, Reader._seen),
+    "update": Reader._update,
+}
 
 
 def read_python(tree: ast.Module, text: str | None = None) -> list[Event]:
     """The events of a module; ``text`` (its source) lets statements that
     name nothing relevant be skipped quickly."""
-    if text is not None and not FILE_TRIGGERS.search(text):
+    if text is not None and not names_a_call(text):
         return []  # nothing in it names a call a rule reads
-    reader = Reader(tree, text.splitlines() if text is not None else None)
+    return events_of(tree, text)
+
+
+def events_of(tree: ast.Module, text: str | None = None) -> list[Event]:
+    """``read_python`` for a module already known to name a call a rule reads."""
+    reader = Reader(tree, text)
     reader.body(tree.body, reader.module)
     reported: set[str] = set()
     for function, loc in reader.shared_binds:
@@ -502,7 +557,3 @@ def read_python(tree: ast.Module, text: str | None = None) -> list[Event]:
             reported.add(function)
             reader.events.append(CallSeen("shared_iobinding", loc, (function,), {}))
     return reader.events
-
-
-def dotted_name(node: ast.AST) -> str | None:
-    return dotted(node)

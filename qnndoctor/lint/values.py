@@ -81,61 +81,90 @@ class Scope:
             return node.value
         if isinstance(node, ast.Name):
             return self.lookup(node.id)
-        if isinstance(node, ast.Dict):
-            out: dict[Any, Any] = {}
-            for key, value in zip(node.keys, node.values, strict=True):
-                if key is None:  # {**other}
-                    inner = self.evaluate(value, depth + 1)
-                    if isinstance(inner, dict):
-                        out.update(inner)
-                    else:
-                        out["\0partial"] = True
-                    continue
-                k = self.evaluate(key, depth + 1)
-                if isinstance(k, (str, int)) and not isinstance(k, _Unknown):
-                    out[k] = self.evaluate(value, depth + 1)
+        rule = _EVALUATORS.get(type(node))
+        return rule(self, node, depth + 1) if rule is not None else UNKNOWN
+
+    def _dict(self, node: ast.Dict, depth: int) -> Any:
+        out: dict[Any, Any] = {}
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is None:  # {**other}
+                merge_into(out, self.evaluate(value, depth))
+                continue
+            k = self.evaluate(key, depth)
+            if isinstance(k, (str, int)) and not isinstance(k, _Unknown):
+                out[k] = self.evaluate(value, depth)
+            else:
+                out[PARTIAL] = True
+        return out
+
+    def _sequence(self, node: ast.List | ast.Tuple, depth: int) -> Any:
+        items = [self.evaluate(e, depth) for e in node.elts]
+        return items if isinstance(node, ast.List) else tuple(items)
+
+    def _call(self, node: ast.Call, depth: int) -> Any:
+        name = call_name(node)
+        if name == "dict" and isinstance(node.func, ast.Name):
+            base: dict[Any, Any] = {}
+            merged = [(None, a) for a in node.args[:1]] + [(k.arg, k.value) for k in node.keywords]
+            for key, given in merged:  # dict(a, k=v, **b): a and b must be known dicts
+                value = self.evaluate(given, depth)
+                if key is not None:
+                    base[key] = value
+                elif isinstance(value, dict):
+                    base.update(value)
                 else:
-                    out["\0partial"] = True
-            return out
-        if isinstance(node, (ast.List, ast.Tuple)):
-            items = [self.evaluate(e, depth + 1) for e in node.elts]
-            return items if isinstance(node, ast.List) else tuple(items)
-        if isinstance(node, ast.Call):
-            if call_name(node) == "dict" and isinstance(node.func, ast.Name):
-                base: dict[Any, Any] = {}
-                if node.args:
-                    first = self.evaluate(node.args[0], depth + 1)
-                    if not isinstance(first, dict):
-                        return UNKNOWN
-                    base.update(first)
-                for keyword in node.keywords:
-                    if keyword.arg is None:
-                        inner = self.evaluate(keyword.value, depth + 1)
-                        if not isinstance(inner, dict):
-                            return UNKNOWN
-                        base.update(inner)
-                    else:
-                        base[keyword.arg] = self.evaluate(keyword.value, depth + 1)
-                return base
-            if call_name(node) == "str" and len(node.args) == 1:
-                inner = self.evaluate(node.args[0], depth + 1)
-                return str(inner) if isinstance(inner, (int, float, str)) else UNKNOWN
-            return UNKNOWN
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            left = self.evaluate(node.left, depth + 1)
-            right = self.evaluate(node.right, depth + 1)
-            if isinstance(left, str) and isinstance(right, str):
-                return left + right
-            return UNKNOWN
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            inner = self.evaluate(node.operand, depth + 1)
-            if isinstance(inner, (int, float)) and not isinstance(inner, bool):
-                return -inner
-            return UNKNOWN
-        if isinstance(node, ast.Attribute):
-            text = dotted(node)
-            return Dotted(text) if text else UNKNOWN
+                    return UNKNOWN
+            return base
+        if name == "str" and len(node.args) == 1:
+            inner = self.evaluate(node.args[0], depth)
+            return str(inner) if isinstance(inner, (int, float, str)) else UNKNOWN
         return UNKNOWN
+
+    def _binop(self, node: ast.BinOp, depth: int) -> Any:
+        if not isinstance(node.op, ast.Add):
+            return UNKNOWN
+        left = self.evaluate(node.left, depth)
+        right = self.evaluate(node.right, depth)
+        return left + right if isinstance(left, str) and isinstance(right, str) else UNKNOWN
+
+    def _unary(self, node: ast.UnaryOp, depth: int) -> Any:
+        if not isinstance(node.op, ast.USub):
+            return UNKNOWN
+        inner = self.evaluate(node.operand, depth)
+        return -inner if isinstance(inner, (int, float)) and not isinstance(inner, bool) else UNKNOWN
+
+    def _attribute(self, node: ast.Attribute, depth: int) -> Any:
+        text = dotted(node)
+        return Dotted(text) if text else UNKNOWN
+
+
+_EVALUATORS: dict[type[ast.AST], Any] = {
+    ast.Dict: Scope._dict,
+    ast.List: Scope._sequence,
+    ast.Tuple: Scope._sequence,
+    ast.Call: Scope._call,
+    ast.BinOp: Scope._binop,
+    ast.UnaryOp: Scope._unary,
+    ast.Attribute: Scope._attribute,
+}
+
+# A dict value with this key holds entries that could not be read (a ``**x``
+# or ``update(x)`` of an unknown x): its known entries are judged, no more.
+PARTIAL = "\0partial"
+
+
+def merge_into(target: dict[Any, Any], value: Any) -> None:
+    """``target.update(value)`` when ``value`` is a known dict, else mark
+    ``target`` partial (``{**value}``, ``target.update(value)``)."""
+    if isinstance(value, dict):
+        target.update(value)
+    else:
+        target[PARTIAL] = True
+
+
+def known_entries(value: dict[Any, Any]) -> dict[str, Any]:
+    """The string-keyed entries of a resolved dict (without the markers)."""
+    return {k: v for k, v in value.items() if isinstance(k, str) and not k.startswith("\0")}
 
 
 def known_str(value: Any) -> bool:

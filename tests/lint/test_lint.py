@@ -105,6 +105,25 @@ def test_version_decides_which_keys_exist() -> None:
     assert [f.code for f in older.findings] == ["QND010"]  # op_affinity is read from 2.7.0 on
 
 
+def test_1x_releases_are_judged_by_their_own_source() -> None:
+    """enable_htp_fp16_precision and profiling_file_path are first read by
+    1.18.0's EP (microsoft/onnxruntime at 4573740, matrix/options.json): with
+    1.17.3 they are ignored, from 1.18.0 on they are read."""
+    source = (
+        "import onnxruntime as ort\n"
+        "opts = {'backend_path': 'QnnHtp.dll', 'enable_htp_fp16_precision': '1', 'profiling_file_path': 'p.csv'}\n"
+        "sess = ort.InferenceSession('m.onnx', providers=['QNNExecutionProvider'], provider_options=[opts])\n"
+    )
+    by_release = {v: lint_text(source, "x.py", Target.of(load(), v)).findings for v in ("1.17.3", "1.18.0", "1.22.2")}
+    assert [(f.code, f.message.split("'")[1]) for f in by_release["1.17.3"]] == [
+        ("QND010", "enable_htp_fp16_precision"), ("QND010", "profiling_file_path")
+    ]
+    assert by_release["1.18.0"] == () and by_release["1.22.2"] == ()
+    reads = load().get("provider_option", "enable_htp_fp16_precision")
+    assert reads is not None and reads.cite_for("1.18.0") is not None
+    assert "@45737400a2 (1.18.0)" in str(reads.cite_for("1.18.0"))
+
+
 def test_values_are_followed_through_names_dicts_and_updates() -> None:
     source = (
         "import onnxruntime as ort, onnxruntime_qnn\n"
@@ -122,6 +141,48 @@ def test_values_are_followed_through_names_dicts_and_updates() -> None:
     assert "vtcm_mb='8MB'" in messages and "htp_arch='v73'" in messages and "soc_model='SM8650'" in messages
     fixes = {f.fix for f in result.findings}
     assert "soc_model='57' (SM8650's QNN soc id)" in fixes  # from matrix/socs.json
+
+
+def _judged(events: list[Any], text: str) -> set[tuple[str, int, int, str]]:
+    from qnndoctor.lint.checks import judge
+    from qnndoctor.lint.prefilter import file_facts
+
+    found = judge(events, load(), Target.of(load(), None), file_facts(text, str(ROOT)))
+    return {(f.code, f.loc.line, f.loc.col, f.message) for f in found}
+
+
+def test_the_speed_shortcuts_lose_no_finding() -> None:
+    """The file pre-filter (``names_a_call``), the per-expression word test and
+    the skipped inert definitions give the findings of reading every statement
+    of every file (``events_of`` without the text), on every case and correct
+    file and on sources built to sit at each shortcut's edge."""
+    import ast
+
+    from qnndoctor.lint.prefilter import names_a_call
+    from qnndoctor.lint.pyreader import events_of
+
+    edges = [
+        # an inert-looking function that writes into a module-level dict read later
+        "import onnxruntime as ort\nOPTS = {'backend_type': 'htp'}\ndef tweak():\n    OPTS['htp_arch'] = 'v73'\n"
+        "sess = ort.InferenceSession('m.onnx', providers=[('QNNExecutionProvider', OPTS)])\n",
+        # onnxruntime words but no call lint follows, and a run() with a duplicate output
+        "def infer(sess, feed):  # provider_options come from the caller\n    return sess.run(['y', 'y'], feed)\n",
+        # a call split from its parenthesis by a comment and a line break
+        "import onnxruntime as ort\nso = (ort.SessionOptions  # the options\n      ())\nso.intra_op_num_threads = -2\n",
+    ]
+    sources = [p.read_text("utf-8") for p in [*sorted(CASES.rglob("*.py")), *_correct_files()] if p.suffix == ".py"]
+    caught = 0
+    for text in [*sources, *edges]:
+        full = _judged(events_of(ast.parse(text)), text)
+        fast = _judged(events_of(ast.parse(text), text) if names_a_call(text) else [], text)
+        assert fast == full, text
+        caught += bool(full)
+    python_cases = [e for e in CODE_CASES if e["case"].endswith(".py") and e["expect"] != "MISS"]
+    assert caught >= len(python_cases)  # the shortcuts were met with findings to keep
+    assert {code for code, *_ in _judged(events_of(ast.parse(edges[0]), edges[0]), edges[0])} == {"QND014"}
+    assert {code for code, *_ in _judged(events_of(ast.parse(edges[1]), edges[1]), edges[1])} == {"QND045"}
+    assert {code for code, *_ in _judged(events_of(ast.parse(edges[2]), edges[2]), edges[2])} == {"QND040"}
+    assert not names_a_call("# the InferenceSession is made by the caller\nsession: 'InferenceSession'\n")
 
 
 def test_rules_cite_evidence_that_exists() -> None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import jsonschema
 from helpers.refresh_tool import load_refresh_tool
+from packaging.version import Version
 
 if TYPE_CHECKING:
     from matrix.refresh import options_source
@@ -150,3 +151,75 @@ def test_a_monolithic_1x_library_speaks_only_for_provider_options(tmp_path: Path
         "library": "onnxruntime_pybind11_state.pyd",
         "monolithic": True,
     }
+
+
+def test_a_release_read_from_another_snapshot_and_one_not_read(tmp_path: Path) -> None:
+    """``--read-from``: a release's commit read in a second git directory (a
+    fork holding the upstream's commit) is cited as the upstream's; a release
+    whose source cannot be read is recorded as such; a 1.x wheel with the EP
+    linked into onnxruntime.dll has that library's strings read."""
+    main, fork = tmp_path / "main", tmp_path / "fork"
+    for repo in (main, fork):
+        repo.mkdir()
+        _git(repo, "init", "-q")
+    new = _commit(main, EP_2X, "2.x")
+    old = _commit(fork, EP_1X, "1.x")  # only the fork holds it
+    wheel = tmp_path / "onnxruntime_qnn-1.5.0-cp311-cp311-win_amd64.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:  # no EP library: the EP is inside onnxruntime.dll
+        archive.writestr(
+            "onnxruntime/capi/onnxruntime.dll", b"MZ\x00QNNExecutionProvider\x00htp_performance_mode\x00"
+        )
+    doc = options_source.build(
+        main / ".git",
+        [("1.0.0", old), ("2.0.0", new)],
+        [("1.5.0", wheel)],
+        "test/repo",
+        read_from={"1.0.0": options_source.ReadFrom(fork / ".git", "someone/fork", "upstream/repo")},
+        uncovered=(("1.5.0", "its commit is in no snapshot at hand"),),
+    )
+    jsonschema.validate(doc, json.loads((ROOT / "matrix" / "options.schema.json").read_text("utf-8")))
+    sources = doc["provenance"]["sources"]
+    assert sources[0] == {
+        "release": "1.0.0", "kind": "source", "repo": "upstream/repo", "rev": old, "commit": old, "read_from": "someone/fork"
+    }
+    assert {"release": "1.5.0", "kind": "none", "why": "its commit is in no snapshot at hand"} in sources
+    assert {
+        "release": "1.5.0",
+        "kind": "library-strings",
+        "wheel": wheel.name,
+        "library": "onnxruntime.dll",
+        "monolithic": True,
+    } in sources
+    rows = {(r["kind"], r["key"]): r for r in doc["options"]}
+    mode = rows[("provider_option", "htp_performance_mode")]
+    assert mode["releases"] == ["1.0.0", "1.5.0"]  # oldest first
+    assert mode["read_by_qnn_ep"][0]["repo"] == "upstream/repo" and mode["read_by_qnn_ep"][0]["commit"] == old
+
+
+def test_committed_1x_sources_are_the_commits_the_wheels_were_built_from() -> None:
+    """Each 1.x release read from source cites the commit its wheel names (the
+    short commit at the end of onnxruntime_providers_shared.dll's file version);
+    each 1.x release of releases.json is either read or recorded as not read."""
+    options = json.loads((ROOT / "matrix" / "options.json").read_text("utf-8"))
+    releases = json.loads((ROOT / "matrix" / "releases.json").read_text("utf-8"))["releases"]
+    built_from: dict[str, str] = {}
+    for release in releases:
+        for file in release["files"]:
+            for library in file.get("libraries") or []:
+                if library["kind"] == "ort_providers_shared" and library.get("file_version"):
+                    built_from[release["version"]] = library["file_version"].rsplit(".", 1)[-1]
+    sources = options["provenance"]["sources"]
+    read = {s["release"]: s for s in sources if s["kind"] == "source" and s["release"] in built_from}
+    assert {"1.17.3", "1.18.0", "1.18.1", "1.19.0", "1.20.0", "1.20.1", "1.23.1", "1.24.1"} <= set(read)
+    for release, source in read.items():
+        assert source["commit"].startswith(built_from[release]), release
+    not_read = {s["release"] for s in sources if s["kind"] == "none"}
+    assert not_read == {"1.20.2", "1.21.0", "1.21.1", "1.22.0", "1.22.2"}
+    for version in built_from:  # 1.17 to 1.22 (the scope of issue 30): each read or said not to be
+        if Version("1.17") <= Version(version) < Version("1.23") and not Version(version).is_devrelease:
+            assert version in read or version in not_read, version
+    from_source = {s["release"] for s in sources if s["kind"] == "source"}
+    for row in options["options"]:  # every reading line cites a release whose source was read
+        for cite in row["read_by_qnn_ep"]:
+            assert cite["release"] in from_source
+            assert cite["release"] not in not_read
