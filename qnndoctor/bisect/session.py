@@ -338,9 +338,12 @@ def run_pairs(
     return tuple(results), stopped
 
 
-def winner_commands(profile: Profile, matrix: Matrix, best: PairResult | None) -> tuple[str, ...]:
+def winner_commands(
+    profile: Profile, matrix: Matrix, best: PairResult | None, find_links: str | None = None
+) -> tuple[str, ...]:
     """The exact commands that install the winning pair into the target (the
-    resolver's command rules: uninstall what conflicts, the target's pip)."""
+    resolver's command rules: uninstall what conflicts, the target's pip), from
+    the wheelhouse the pair was tried from when there was one (--find-links)."""
     if best is None:
         return ()
     from packaging.version import Version
@@ -356,7 +359,9 @@ def winner_commands(profile: Profile, matrix: Matrix, best: PairResult | None) -
         era = "plugin-2.x" if version.major >= 2 else "monolithic-1.x"
         verdict = Verdict(version, era, None, ())
     pin = f"onnxruntime=={best.onnxruntime}" if best.onnxruntime else None
-    return install_commands(profile, dataclasses.replace(verdict, companion_pin=pin))
+    return install_commands(
+        profile, dataclasses.replace(verdict, companion_pin=pin), find_links=find_links
+    )
 
 
 def run_bisect(
@@ -401,7 +406,9 @@ def run_bisect(
         results,
         plan.skipped,
         stopped,
-        winner_commands(profile, matrix, best),
+        winner_commands(
+            profile, matrix, best, str(Path(options.find_links).resolve()) if options.find_links else None
+        ),
         evidence,
         tuple(notes),
     )

@@ -17,8 +17,11 @@ if TYPE_CHECKING:
     from .verdict import Verdict
 
 
-def install_commands(profile: Profile, verdict: Verdict) -> tuple[str, ...]:
-    """Uninstall what conflicts, then install the exact version with the target's pip."""
+def install_commands(
+    profile: Profile, verdict: Verdict, *, find_links: str | None = None
+) -> tuple[str, ...]:
+    """Uninstall what conflicts, then install the exact version with the target's pip;
+    ``find_links``: the wheelhouse the version was found in (bisect's), searched too."""
     keep = {"onnxruntime-qnn"} | ({"onnxruntime"} if verdict.era == "plugin-2.x" else set())
     remove = []
     for name, version, modules in profile.installed:
@@ -45,8 +48,9 @@ def install_commands(profile: Profile, verdict: Verdict) -> tuple[str, ...]:
         and _companion_satisfied(profile, verdict)
     ):
         return ()  # nothing to do; the report says it is already installed
+    where = ("--find-links", find_links) if find_links else ()
     if profile.externally_managed and not profile.launcher:
-        return in_new_venv(profile, verdict)
+        return in_new_venv(profile, verdict, where)
     calls: list[tuple[str, ...]] = []
     if remove:
         calls.append(("uninstall", "-y", *remove))
@@ -57,11 +61,13 @@ def install_commands(profile: Profile, verdict: Verdict) -> tuple[str, ...]:
     elif companion_missing and installed_already:
         # pip would install it as a dependency anyway; named, the command says why it is there.
         install.append("onnxruntime")
-    calls.append(("install", *install))
+    calls.append(("install", *where, *install))
     return pip_commands(profile, calls)
 
 
-def in_new_venv(profile: Profile, verdict: Verdict) -> tuple[str, ...]:
+def in_new_venv(
+    profile: Profile, verdict: Verdict, where: tuple[str, ...] = ()
+) -> tuple[str, ...]:
     """For a Python that pip refuses to change (PEP 668, the system's): a new
     venv made by it, in the current folder, and the release installed there
     by the venv's own pip (nothing of the system's to uninstall)."""
@@ -71,7 +77,7 @@ def in_new_venv(profile: Profile, verdict: Verdict) -> tuple[str, ...]:
     return (
         shell.new_venv_command(profile.python_exe, profile.windows),
         shell.pip_command(
-            shell.new_venv_python(profile.windows), profile.windows, "install", *install
+            shell.new_venv_python(profile.windows), profile.windows, "install", *where, *install
         ),
     )
 

@@ -9,6 +9,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -121,8 +122,10 @@ def test_broken_target_finds_a_passing_pair_stays_identical_and_informs_recommen
     _validate(document)
     assert document["best"] == {"onnxruntime_qnn": "2.7.0", "onnxruntime": "1.32.0"}
     assert [r["outcome"] for r in document["results"]] == ["passed"]  # stopped at the first
+    # from the wheelhouse the pair was tried from, so the command works as printed offline too
     assert document["commands"][-1].endswith(
-        "-m pip install onnxruntime-qnn==2.7.0 onnxruntime==1.32.0"
+        f"-m pip install --find-links {shlex.quote(str(wheelhouse.resolve()))}"
+        " onnxruntime-qnn==2.7.0 onnxruntime==1.32.0"
     )
     assert str(broken_target) in document["commands"][-1]
     assert _tree_hash(broken_target.parent.parent) == before
