@@ -56,9 +56,16 @@ def npu_share(placement: Placement, required: float, compiled_io: frozenset[str]
     return Share(on_qnn, compute, required, left, dict(placement.fallback_reasons))
 
 
-def share_findings(share: Share) -> list[ModelFinding]:
+def share_findings(share: Share, culprit_command: str | None = None) -> list[ModelFinding]:
+    """``culprit_command``: the exact ``qnndoctor model ... --find-culprit`` for
+    this model, or None when this run searched for the culprit already."""
     if share.met:
         return []
+    culprit = (
+        "; the command below names the node a session with CPU fallback off fails on"
+        if culprit_command
+        else "; the culprit search above names the node a session with CPU fallback off fails on"
+    )
     named = "; ".join(
         f"{node}: {share.reasons.get(node, 'no reason logged')}" for node in share.left[:20]
     )
@@ -70,8 +77,8 @@ def share_findings(share: Share) -> list[ModelFinding]:
             f"required {share.required:.0%} (graph I/O quantization left to the CPU by design "
             f"not counted). Left QNN: {named}{more}.",
             fix="Fix what the reasons name (static shapes, supported operators, QDQ), or ask "
-            "for a lower share; `qnndoctor model MODEL --find-culprit` names the node a "
-            "session with CPU fallback off fails on.",
+            f"for a lower share{culprit}.",
+            commands=(culprit_command,) if culprit_command else (),
             evidence={
                 "npu_share.share": round(share.share, 4),
                 "npu_share.required": share.required,

@@ -7,6 +7,7 @@ graph with a deterministic judge (no onnxruntime there)."""
 from __future__ import annotations
 
 import math
+import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -174,6 +175,7 @@ def test_unsupported_node_with_fallback_off_is_the_culprit_and_the_guard_fails(
     assert share["left_qnn"][0]["node"] == "Det:det"
     guard = next(f for f in doc["findings"] if f["id"] == "model-npu-share-below")
     assert "Det:det: Operators of type `Det` are not supported" in guard["explanation"]
+    assert guard["fix"]["commands"] == []  # the culprit was searched in this run already
     assert {"model-culprit", "model-npu-share-below"} <= {f["id"] for f in doc["findings"]}
 
 
@@ -273,7 +275,9 @@ def test_experiment_options_need_a_session(cli: Cli) -> None:
 
 
 @pytest.mark.real_ort
-def test_ensure_ready_raises_not_ready_below_the_share(healthy_venv: Path, tmp_path: Path) -> None:
+def test_ensure_ready_raises_not_ready_below_the_share(
+    cli: Cli, healthy_venv: Path, tmp_path: Path
+) -> None:
     import qnndoctor
 
     model = onnx_models.with_det(tmp_path / "det.onnx")
@@ -282,6 +286,13 @@ def test_ensure_ready_raises_not_ready_below_the_share(healthy_venv: Path, tmp_p
     ids = [f.id for f in raised.value.findings]
     assert ids[0] == "model-npu-share-below" and "Det:det" in raised.value.findings[0].cause
     assert "model-npu-share-below" in str(raised.value)
+    # no culprit search in this run: the fix is the exact command for this model and
+    # target, and it runs as printed (the entry point is this test's own CLI)
+    [command] = raised.value.findings[0].commands
+    argv = shlex.split(command)
+    assert argv == ["qnndoctor", "model", str(model), "--python", str(healthy_venv), "--find-culprit"]
+    culprit = cli(*argv[1:], "--json")
+    assert culprit.code == 1 and culprit.json()["culprit"]["node"] == "det", culprit.err
     with pytest.raises(ValueError, match="min_npu_share needs a model"):
         qnndoctor.ensure_ready(healthy_venv, smoke=False, min_npu_share=0.5)
 

@@ -4,6 +4,7 @@ each adds a key to the document (``culprit``, ``profile``, ``compare``,
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +60,18 @@ def _divergence_finding(compare: dict[str, Any], precision: str) -> ModelFinding
             "allows; raise --tolerance if the difference is acceptable."
         ),
         evidence={"compare.first_divergence": first["node"] if first else None},
+    )
+
+
+def _culprit_command(options: ModelOptions) -> str:
+    """The culprit search for the same model and target, as the user would type it here."""
+    from ... import shell
+
+    windows = os.name == "nt"
+    python = ("--python", options.python) if options.python else ()
+    return " ".join(
+        shell.quote(part, windows)
+        for part in ("qnndoctor", "model", options.path, *python, "--find-culprit")
     )
 
 
@@ -130,5 +143,5 @@ def run_experiments(
                 )
             )
         else:
-            found += share_findings(share)
+            found += share_findings(share, None if options.find_culprit else _culprit_command(options))
     return extra, found
