@@ -38,12 +38,20 @@ _SOURCES = (
 )
 
 
+def _venv_package(facts: Facts) -> str:
+    """Debian's and Ubuntu's package with this Python's ensurepip (python3.11-venv)."""
+    version = facts.value("interpreter", "version_info") or []
+    if isinstance(version, list) and len(version) >= 2:
+        return f"python{version[0]}.{version[1]}-venv"
+    return "python3.X-venv, X this Python's minor version"
+
+
 def _uv_note(created_by: object, exe: str, windows: bool) -> str:
     if not str(created_by or "").startswith("uv"):
         return ""
     return (
         f" This venv was made by uv (pyvenv.cfg: {created_by}): uv can install into it without "
-        f"pip (`uv pip install --python {shell.quote(exe, windows)} <package>`), and in a uv "
+        f"pip (`uv pip install --python {shell.quote(exe, windows)} onnxruntime-qnn`), and in a uv "
         "project `uv sync` removes packages the project does not declare, pip among them: "
         "add onnxruntime-qnn to the project (`uv add`) to keep it."
     )
@@ -87,15 +95,16 @@ def target_without_pip(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         PIP_UNOBTAINABLE,
         f"This environment has no pip for {command}, and this Python has no ensurepip to "
         "install its bundled pip (Debian and "
-        "Ubuntu ship ensurepip in a separate package, python3-venv or python3.X-venv; "
+        f"Ubuntu ship ensurepip in a separate package, python3-venv ({_venv_package(facts)} for "
+        "this Python); "
         "embeddable Python distributions leave it out). The pip commands this report prints "
         "need a pip first." + _uv_note(created_by, exe, windows) + _SOURCES,
         evidence,
         Fix(
-            "Give this environment a pip: on Debian or Ubuntu install python3-venv (or "
-            "python3.X-venv for this Python) and run ensurepip, or create a new venv with a "
-            "Python that has pip and install there; with uv, run the same installs as "
-            "`uv pip install --python <this python> ...`."
+            "Give this environment a pip: on Debian or Ubuntu install python3-venv "
+            f"({_venv_package(facts)} for this Python) and run ensurepip, or create a new venv with a Python that has pip and install "
+            "there; with uv, run the same installs as "
+            f"`uv pip install --python {shell.quote(exe, windows)} onnxruntime-qnn`."
         ),
     )
 
@@ -125,7 +134,7 @@ def system_managed_python(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         "anyway, at the risk its name says.)"
         + (
             " This Python has no ensurepip, which `-m venv` needs to put pip into the new "
-            "venv: on Debian and Ubuntu install python3-venv (python3.X-venv) first."
+            f"venv: on Debian and Ubuntu install python3-venv ({_venv_package(facts)}) first."
             if no_ensurepip
             else ""
         )

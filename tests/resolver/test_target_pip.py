@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -109,6 +110,12 @@ def test_uv_venv_and_no_ensurepip(cli: Cli, tmp_path: Path) -> None:
     assert target_pip(facts) == "unobtainable"
     found = {f.id: f for f in evaluate(facts, load_or_empty()).findings}
     assert "pip-absent" not in found and "python3-venv" in found["pip-unobtainable"].explanation
+    # this Python's own package and the uv command, with the real version and path
+    minor = "python{}.{}-venv".format(*document["facts"]["interpreter"]["values"]["version_info"])
+    unobtainable = found["pip-unobtainable"]
+    assert unobtainable.fix is not None and minor in unobtainable.fix.text
+    assert f"uv pip install --python {python} onnxruntime-qnn" in unobtainable.fix.text
+    assert "X-venv" not in unobtainable.explanation + unobtainable.fix.text
     # A ticket from before the probe looked: commands as they always were.
     del values["pip_tools"]
     assert target_pip(Facts.from_json(document["facts"])) == "unknown"
@@ -184,6 +191,7 @@ def test_a_system_python_gets_a_new_venv_that_really_works(
     report["facts"]["installs"]["values"]["pip_tools"]["ensurepip"] = {"found": False}
     debian = {f.id: f for f in evaluate(Facts.from_json(report["facts"]), load_or_empty()).findings}
     assert "python3-venv" in debian["system-managed-python"].explanation
+    assert "python{}.{}-venv".format(*sys.version_info[:2]) in debian["system-managed-python"].explanation
     # pip itself refuses the system's Python: the failure these commands avoid.
     refused = _run([str(python), "-m", "pip", "install", "--no-index", "nothing-at-all"])
     assert refused.returncode != 0 and "externally-managed-environment" in refused.stderr
