@@ -228,9 +228,9 @@ def _group_key(row: Row) -> tuple[str, ...]:
 
 
 _NO_ERROR_FIX = {
-    "smoke:not_run": "Make the ticket with the smoke session (`qnndoctor report -o FILE` without "
+    "smoke:not_run": "Make the ticket with the smoke session (`qnndoctor report -o ticket.json` without "
     "--no-smoke): only a session that ran proves the NPU works.",
-    "smoke:none": "The ticket has no smoke result: make it again with `qnndoctor report -o FILE`.",
+    "smoke:none": "The ticket has no smoke result: make it again with `qnndoctor report -o ticket.json`.",
 }
 
 

@@ -7,10 +7,11 @@ import shlex
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from .. import shell
 from ..facts.probed import Facts
 from ..matrixdata import Matrix
 from ..smoke.outcome import STAGES
-from ._common import pip
+from ._common import pip, target_is_windows
 from .declare import rule
 from .findings import Evidence, Finding, FindingKind, Fix, Severity, make
 
@@ -93,8 +94,14 @@ def _explained(facts: Facts, base: str, candidates: list[Mapping[str, Any]]) -> 
     """The finding's text and fix from the smoke session's stored diagnosis
     (made by report.build with the catalogue in use)."""
     if not candidates:
+        exe = str(facts.value("interpreter", "executable") or "python")
+        ticket = " ".join(
+            shell.quote(part, target_is_windows(facts))
+            for part in ("qnndoctor", "report", "-o", "qnndoctor-ticket.json", "--python", exe)
+        )
         return base + " No known failure signature matches; the log lines are in the report.", Fix(
-            "Run `qnndoctor explain --log FILE` on the full log, or attach the JSON report to a bug."
+            "Attach a redacted ticket (the report with the session's log lines) to a bug report:",
+            (ticket,),
         )
     best = candidates[0]
     text = f"{base} Most likely ({best.get('confidence')} confidence): {best.get('title')}. {best.get('cause')}"
