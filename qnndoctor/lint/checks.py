@@ -105,7 +105,11 @@ class Checker:
             if key not in self.provider_keys:
                 if key in self.all_provider_keys or key.startswith("qnn_context_"):
                     releases = self.k.get("provider_option", key)
-                    where = ", ".join(releases.releases) if releases and releases.releases else "1.x only"
+                    where = (
+                        ", ".join(releases.releases)
+                        if releases and releases.releases
+                        else f"no release from {self.k.releases[0]} on"
+                    )
                     self.add("QND010", f"'{key}' is not read by onnxruntime-qnn {self.t.version} (read in: {where}): ignored", loc,
                              "use session config ep.context_enable/ep.context_file_path" if key.startswith("qnn_context_") else None)
                 else:

@@ -370,3 +370,18 @@ def test_a_1x_release_is_judged_with_its_own_library_data() -> None:
     assert [f.code for f in later] == ["QND010"] and "read in:" in later[0].message
     assert qnndoctor.check_options({"enable_htp_fp16_precision": "1"}, onnxruntime_qnn="1.22.2") == []
     assert qnndoctor.check_options({"htp_performance_mode": "burst", "vtcm_mb": "8"}, onnxruntime_qnn="1.17.3") == []
+
+
+def test_an_option_no_release_in_the_data_reads_says_so_on_1x_too() -> None:
+    """qnn_context_cache_enable (the pre-1.17 context cache, replaced by the
+    session config ep.context_enable) is read by no release from 1.17.3 on: a
+    1.x target is not told it is a 1.x option."""
+    source = (
+        "import onnxruntime as ort\n"
+        "opts = {'backend_path': 'QnnHtp.dll', 'qnn_context_cache_enable': '1'}\n"
+        "sess = ort.InferenceSession('m.onnx', providers=['QNNExecutionProvider'], provider_options=[opts])\n"
+    )
+    [finding] = lint_text(source, "x.py", Target.of(load(), "1.20.2")).findings
+    assert finding.code == "QND010"
+    assert "read in: no release from 1.17.3 on" in finding.message
+    assert "1.x only" not in finding.message
