@@ -1,4 +1,4 @@
-"""rules/smoke.py: a session that failed with no known signature gets a fix
+"""rules/smoke.py (named apart from tests/smoke/test_smoke.py: test basenames are unique): a
 that is a command, run here as printed."""
 
 from __future__ import annotations
