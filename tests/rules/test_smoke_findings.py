@@ -1,5 +1,6 @@
-"""rules/smoke.py (named apart from tests/smoke/test_smoke.py: test basenames are unique): a
-that is a command, run here as printed."""
+"""rules/smoke.py (named apart from tests/smoke/test_smoke.py: test basenames
+are unique): a session that failed with no known signature gets a fix that is
+a command, run here as printed."""
 
 from __future__ import annotations
 
