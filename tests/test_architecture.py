@@ -282,3 +282,13 @@ def test_the_slow_modules_started_first_exist() -> None:
 
     repo = Path(__file__).resolve().parent.parent
     assert [m for m in SLOW_MODULES_FIRST if not (repo / m).is_file()] == []
+
+
+def test_test_file_names_are_unique() -> None:
+    """pytest imports test modules by their file name (rootdir mode, no
+    packages): two test_x.py in different folders stop the whole collection."""
+    tests = Path(__file__).resolve().parent
+    names: dict[str, list[str]] = {}
+    for path in sorted(tests.rglob("test_*.py")):
+        names.setdefault(path.name, []).append(str(path.relative_to(tests)))
+    assert {n: p for n, p in names.items() if len(p) > 1} == {}
