@@ -7,17 +7,24 @@ never written against; "no known cause" alone helps nobody. What a text
 almost always shows is how far the run got: whether Python could not import
 onnxruntime, the QNN plugin was never registered, the HTP backend did not
 load, a graph did not finalize, or a model ran and gave wrong numbers. That
-narrows the search to one component and one experiment. Read from the
-answer's own matched line when there is one, else from the first line that
-reads like the failure; each line is read against ``RULES`` in order (the
-most specific stage first).
+narrows the search to one component and one experiment. When there is a
+first answer, its catalogue entry says where its cause stops a run
+(``matrix/stages.json``, ``for_entry``), shown with the answer's own matched
+line; else (and for an entry that table does not place) the lines are read:
+the answer's own matched line when there is one, else the first line that
+reads like the failure, each against ``RULES`` in order (the most specific
+stage first).
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from .._layout import package_dir
 
 STAGES = (
     "install",
@@ -182,6 +189,53 @@ class Where:
         }
 
 
+# Why the entry table could not be read (a damaged install): the lines are read instead.
+problems: list[str] = []
+
+
+@functools.cache
+def _entries() -> dict[str, tuple[str, str]]:
+    folder = package_dir("matrix")
+    if folder is None:
+        problems.append("the qnndoctor.matrix package is missing")
+        return {}
+    path = folder / "stages.json"
+    try:
+        raw = json.loads(path.read_text("utf-8"))["entries"]
+        table = {str(i): (str(e["stage"]), str(e["component"])) for i, e in raw.items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        problems.append(f"{path}: {type(exc).__name__}: {exc}")
+        return {}
+    bad = [i for i, (st, co) in table.items() if st not in STAGES or co not in COMPONENTS]
+    if bad:
+        problems.append(f"{path}: unknown stage or component for {', '.join(bad[:3])}")
+    return {i: v for i, v in table.items() if i not in bad}
+
+
+def for_entry(entry_id: str) -> tuple[str, str] | None:
+    """The stage and component where catalogue entry ``entry_id``'s cause
+    stops a run (``matrix/stages.json``), None when the table does not place it."""
+    return _entries().get(entry_id)
+
+
+def of_entry(entry_id: str, shown: list[tuple[int, str]]) -> Where | None:
+    """Where it failed when the first answer is ``entry_id``: its entry's stage
+    and component, with the first of ``shown`` (the answer's own line, else
+    the lines that read like the failure) as the line that shows it."""
+    placed = for_entry(entry_id)
+    if placed is None:
+        return None
+    number, text = shown[0] if shown else (None, None)
+    return Where(placed[0], placed[1], number, _clip(text), EXPERIMENTS[placed[0]])
+
+
+def _clip(line: str | None) -> str | None:
+    if line is None:
+        return None
+    text = line.strip()
+    return text if len(text) <= 240 else text[:237] + "..."
+
+
 def classify(line: str) -> Rule | None:
     """The first rule whose wording ``line`` holds."""
     return next((rule for rule in RULES if rule.wording.search(line)), None)
@@ -194,7 +248,5 @@ def where(shown: list[tuple[int, str]]) -> Where:
     for number, line in shown:
         rule = classify(line)
         if rule is not None:
-            text = line.strip()
-            text = text if len(text) <= 240 else text[:237] + "..."
-            return Where(rule.stage, rule.component, number, text, EXPERIMENTS[rule.stage])
+            return Where(rule.stage, rule.component, number, _clip(line), EXPERIMENTS[rule.stage])
     return Where("unknown", "unknown", None, None, EXPERIMENTS["unknown"])
