@@ -86,13 +86,16 @@ RULES = (
         "install",
         "Python environment",
         r"No matching distribution|Could not find a version that satisfies|Could not install packages"
-        r"|is not a supported wheel|Failed building wheel|requires a different Python|pip install",
+        r"|is not a supported wheel|Failed building wheel|requires a different Python|pip install"
+        r"|externally-managed-environment|Can not perform a '--user' install|ResolutionImpossible"
+        r"|bin/pip: |pip-build-env|build\.(?:sh|py) .*--use_qnn|QnnInterface\.h' file not found",
     ),
     _rule(
         "import",
         "onnxruntime packaging",
         r"DLL load failed|_ARRAY_API not found|cannot import name|numpy\.core\.multiarray failed"
-        r"|onnxruntime_pybind11_state.*(?:not found|cannot open)|ImportError",
+        r"|onnxruntime_pybind11_state.*(?:not found|cannot open)|ImportError"
+        r"|compiled using NumPy 1\.x|onnxruntime_pybind11_state\.pyd\) in python",
     ),
     _rule("import", "Python environment", r"No module named|ModuleNotFoundError"),
     _rule(
@@ -101,6 +104,30 @@ RULES = (
         r"register_execution_provider_library|RegisterExecutionProviderLibrary|not registered"
         r"|Failed to load EP library|EP library|not in available provider names"
         r"|available providers|get_available_providers|plugin (?:EP|library)",
+    ),
+    _rule(
+        "graph compose / finalize",
+        "EP options",
+        r"Failed to generate EP context model|EP context generation|context_file_path"
+        r"|ep_context_path|Failed to write context cache|compile_to_(?:file|stream)|ModelCompiler"
+        r"|Unable to compile any nodes|Unable to serialize model|CreateEPContextNodes"
+        r"|ConvertEpContextNodes|OrtEp::Compile|serialization failed when saving"
+        r"|CheckEpContextDataSupport|disabled EP compilation",
+    ),
+    _rule(
+        "EP registration",
+        "EP options",
+        r"qnn_execution_provider\.cc:\d+ (?:Parse\w+|QnnEp)\]|profiling_file_path"
+        r"|Failed to open profiling file|ORT_QNN_CUSTOM_OP_DOMAINS|op_package_parser",
+    ),
+    _rule(
+        "EP registration",
+        "onnxruntime packaging",
+        r"execution provider is not supported in this build|Specified provider is not supported"
+        r"|ep_plugin_provider_interfaces(?!.*GetCapability)|Error creating execution provider"
+        r"|add_provider_for_devices|set_provider_selection_policy|EP selection delegate"
+        r"|Specified 'providers'|requested API version"
+        r"|OrtEpDevice values|Multiple devices were provided",
     ),
     _rule(
         "context-binary load",
@@ -134,11 +161,25 @@ RULES = (
         r"|graph prepare|QNN graph|\b3110\b|\b1002\b",
     ),
     _rule(
+        "graph compose / finalize",
+        "model / op support",
+        r"Load model from .*failed|Protobuf parsing failed|No graph was found|invalid model"
+        r"|is not a registered function/op|IR version|\bOpset \d+|Exception during initialization"
+        r"|assigned to the default CPU EP|Unsupported nodes in QNN EP|^\s*REASON :|Cannot get shape"
+        r"|model verification failed|genai_config\.json|model_type|model path is a directory"
+        r"|Unable to load from type|InferenceSession::(?:Initialize|InferenceSession)"
+        r"|tokenizer(?:_config)?\.json|NHWC format|com\.ms\.internal\.nhwc",
+    ),
+    _rule(
         "execute",
         "application code",
         r"missing \d+ required positional argument|unexpected keyword argument"
         r"|object has no attribute|is not defined\b|Required inputs .* are missing|Invalid input name"
-        r"|Unexpected input data type|Got invalid dimensions",
+        r"|Unexpected input data type|Got invalid dimensions|Invalid rank for input|Invalid output name"
+        r"|Error in execution|Failed to find NodeArg|IOBinding|cannot pickle|run_async|terminate flag"
+        r"|Cannot place the OrtValue|OrtValue|run_with_\w+\(\)|Unable to handle object of type"
+        r"|SetDynamicOptionsImpl|Lora Config|max_length|quantize_static|calibrat"
+        r"|quantization doesn't support|No data is collected|TensorQuantOverrides|get_next",
     ),
     _rule(
         "execute",

@@ -12,12 +12,10 @@ from helpers.catalogues import FILLER, write_catalogue
 from qnndoctor.diagnosis import diagnose, load, stage
 
 CORPUS = Path(__file__).parents[1] / "diagnosis_corpus"
-PLUGIN_TOO_OLD = (
-    "Traceback (most recent call last):\n"
-    '  File "app.py", line 9, in <module>\n'
-    "onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : "
-    "Error creating execution provider: ep_plugin_provider_interfaces.cc:82 "
-    "onnxruntime::SanityCheckOrtEp OrtEp has invalid ort_version_supported=0 (expected at least 22)."
+NO_KERNEL = (
+    "onnxruntime.capi.onnxruntime_pybind11_state.NotImplemented: [ONNXRuntimeError] : 9 : "
+    "NOT_IMPLEMENTED : Could not find an implementation for EPContext(1) node with name "
+    "'QNNExecutionProvider_QNN_6418317120081008875_9_0'"
 )
 
 
@@ -33,20 +31,21 @@ def test_every_catalogue_entry_is_placed_at_a_stage() -> None:
 
 
 def test_the_first_answer_says_the_stage_with_its_own_line() -> None:
-    """The answer's line has none of the wordings the rules read (they say
-    "unknown"); its entry places it at EP registration, onnxruntime packaging."""
-    line = PLUGIN_TOO_OLD.splitlines()[2]
-    assert stage.where([(3, line)]).stage == "unknown"
-    result = diagnose(PLUGIN_TOO_OLD)
-    assert result.ids()[:1] == ["plugin-ort-version-supported-zero"]
+    """The line's wording ("EPContext") reads as a context binary that did not
+    load; the cause the catalogue names (no QNN EP in the session to run the
+    compiled node) stops the run at EP registration, in the application code."""
+    assert stage.where([(1, NO_KERNEL)]).stage == "context-binary load"
+    result = diagnose(NO_KERNEL)
+    assert result.ids()[:1] == ["ep-context-node-without-qnn-ep"]
     where = result.where()
     assert (where.stage, where.component, where.line) == (
         "EP registration",
-        "onnxruntime packaging",
-        3,
+        "application code",
+        1,
     )
-    assert "ort_version_supported=0" in str(where.text)
+    assert "EPContext(1)" in str(where.text)
     assert "registers the QNN plugin" in where.experiment
+    assert result.where(from_entry=False).stage == "context-binary load"
 
 
 def test_an_entry_the_table_does_not_place_is_read_from_its_line(tmp_path: Path) -> None:
@@ -79,3 +78,29 @@ def test_development_labels_are_their_expected_entrys_stage() -> None:
         placed = stage.for_entry(case["expected"])
         assert placed is not None and stages[case["id"]] == placed[0], case["id"]
     assert sum(c["id"] in stages for c in cases) == 547
+
+
+WORDINGS = [
+    ("error: externally-managed-environment", "install"),
+    ("A module that was compiled using NumPy 1.x cannot be run in", "import"),
+    (
+        "[W:onnxruntime:, qnn_execution_provider.cc:198 ParseHtpPerformanceMode] "
+        "Htp performance mode not valid.",
+        "EP registration",
+    ),
+    (
+        "[E:onnxruntime:, onnx_ctx_model_helper.cc:451 CreateEPContextNodes] "
+        "Failed to open context cache file.",
+        "graph compose / finalize",
+    ),
+    ("Load model from m.onnx failed:Protobuf parsing failed.", "graph compose / finalize"),
+    ("RuntimeError: Error in execution: Invalid rank for input: x Got: 3 Expected: 4", "execute"),
+]
+
+
+def test_what_a_line_says_when_no_answer_places_it() -> None:
+    """The wording rules (measured on the development parts: 383 of 547 stages
+    right from the lines alone, 189 before these wordings were added)."""
+    for line, expected in WORDINGS:
+        rule = stage.classify(line)
+        assert rule is not None and rule.stage == expected, line
