@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from helpers.catalogues import FILLER, write_catalogue
 
 from qnndoctor.diagnosis import diagnose, load, stage
@@ -104,3 +105,18 @@ def test_what_a_line_says_when_no_answer_places_it() -> None:
     for line, expected in WORDINGS:
         rule = stage.classify(line)
         assert rule is not None and rule.stage == expected, line
+
+
+def test_a_damaged_table_is_said_and_the_lines_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "stages.json").write_text('{"entries": {"ep-context-node-without-qnn-ep": 7}}')
+    monkeypatch.setattr(stage, "package_dir", lambda _name: tmp_path)
+    monkeypatch.setattr(stage, "problems", [])
+    stage._entries.cache_clear()
+    try:
+        assert stage.for_entry("ep-context-node-without-qnn-ep") is None
+        assert len(stage.problems) == 1 and "stages.json: TypeError" in stage.problems[0]
+        assert diagnose(NO_KERNEL).where().stage == "context-binary load"  # the line's wording
+    finally:
+        stage._entries.cache_clear()
