@@ -92,8 +92,11 @@ def _score(cases: list[dict[str, Any]], verbose: bool, name: str, catalogue: Cat
             score.misses[_miss_kind(expected, ids, catalogued)] += 1
         if (label := STAGES.get(case["id"])) is not None:
             score.stage_labelled += 1
-            score.stage_right += result.where().stage == label
+            said = result.where().stage
+            score.stage_right += said == label
             score.stage_right_wording += result.where(from_entry=False).stage == label
+            if verbose and said != label:
+                print(f"  {name} {case['id']}: failed at {label}, said {said}")
         if verbose and not right:
             print(f"  {name} {case['id']}: expected {expected}, got {ids[:3]}")
     return score
@@ -231,7 +234,7 @@ def main() -> int:
         "-v",
         "--verbose",
         action="store_true",
-        help="list every miss of the development parts (never a held-out one)",
+        help="list every miss of the development parts, cause and stage (never a held-out one)",
     )
     parser.add_argument(
         "--dev-only",
