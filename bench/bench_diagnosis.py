@@ -11,7 +11,9 @@ each with its link and the cause the thread established.
            known by construction); never read while writing patterns
 Each case is diagnosed as ``qnndoctor explain`` would: its text, its exit code
 if reported, facts from the text only. Printed: top-1 / top-3 accuracy per
-corpus, and the number of error candidates raised by healthy logs:
+corpus, beside it the stage "where it failed" right against
+tests/diagnosis_corpus/stages/labels.json (as `explain` says it, and from the
+lines' wording alone, without the first answer's catalogue entry), and the number of error candidates raised by healthy logs:
   - tests/diagnosis_corpus/healthy/*.txt (known cosmetic warnings, real lines)
   - a real verbose ORT + QNN session that passes on the HTP simulator, and
   - `qnndoctor check -v` (text and JSON) of the same healthy venv
@@ -63,6 +65,8 @@ class Score:
     # "where it failed" against the stage labels (stages/labels.json): right, labelled
     stage_right: int = 0
     stage_labelled: int = 0
+    # the same with the lines' wording alone (no answer's catalogue entry read)
+    stage_right_wording: int = 0
 
 
 def _score(cases: list[dict[str, Any]], verbose: bool, name: str, catalogue: Catalogue) -> Score:
@@ -88,7 +92,11 @@ def _score(cases: list[dict[str, Any]], verbose: bool, name: str, catalogue: Cat
             score.misses[_miss_kind(expected, ids, catalogued)] += 1
         if (label := STAGES.get(case["id"])) is not None:
             score.stage_labelled += 1
-            score.stage_right += result.where().stage == label
+            said = result.where().stage
+            score.stage_right += said == label
+            score.stage_right_wording += result.where(from_entry=False).stage == label
+            if verbose and said != label:
+                print(f"  {name} {case['id']}: failed at {label}, said {said}")
         if verbose and not right:
             print(f"  {name} {case['id']}: expected {expected}, got {ids[:3]}")
     return score
@@ -136,7 +144,8 @@ def _print_score(name: str, score: Score) -> None:
     if score.stage_labelled:
         print(
             f"{'':9}   where it failed: stage right {score.stage_right} of"
-            f" {score.stage_labelled} labelled ({100 * score.stage_right / score.stage_labelled:.0f} %)"
+            f" {score.stage_labelled} labelled ({100 * score.stage_right / score.stage_labelled:.0f} %);"
+            f" from the lines' wording alone {score.stage_right_wording}"
         )
     if name.startswith("all "):  # the calibration table (docs/diagnosis.md)
         cells = []
@@ -225,7 +234,7 @@ def main() -> int:
         "-v",
         "--verbose",
         action="store_true",
-        help="list every miss of the development parts (never a held-out one)",
+        help="list every miss of the development parts, cause and stage (never a held-out one)",
     )
     parser.add_argument(
         "--dev-only",
@@ -276,6 +285,7 @@ def main() -> int:
         total.misses.update(score.misses)
         total.stage_right += score.stage_right
         total.stage_labelled += score.stage_labelled
+        total.stage_right_wording += score.stage_right_wording
         total.right_by_confidence.update(score.right_by_confidence)
         total.wrong_by_confidence.update(score.wrong_by_confidence)
     for name, total in totals.items():

@@ -142,10 +142,12 @@ def run_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if warning:
             err.write(f"qnndoctor: warning: {warning}\n")
     document = explain(log, args.exit_code, facts, socs=socs, text_facts=not args.no_facts)
-    from ..diagnosis import qnn_codes
+    from ..diagnosis import qnn_codes, stage
 
     for problem in qnn_codes.problems:  # a damaged install: codes go unnamed, say why
         err.write(f"qnndoctor: warning: QNN error codes are not named: {problem}\n")
+    for problem in stage.problems:  # the stage is read from the lines alone, say why
+        err.write(f"qnndoctor: warning: causes are not placed at a stage: {problem}\n")
     if args.json:
         if not args.no_redact:
             from ..report.redact import redact_document

@@ -105,25 +105,41 @@ class Diagnosis:
         skip = frozenset(number for number, _id in self.verdict.harmless)
         return failure_lines(clean_lines(text), skip)
 
-    def where(self) -> stage.Where:
+    def where(self, *, from_entry: bool = True) -> stage.Where:
         """Where it failed (stage, component, the line that shows it, the
-        experiment that would settle it): from the first answer's own matched
-        line, else from the lines that read like the failure (diagnosis.stage)."""
+        experiment that would settle it): the first answer's catalogue entry
+        says the stage and component (``matrix/stages.json``), shown with its
+        own matched line; with no answer (or one that table does not place),
+        the answer's own line, else the lines that read like the failure, are
+        read for them (diagnosis.stage). ``from_entry=False``: the lines are
+        read even when there is an answer (what the benchmark compares)."""
         lines = clean_lines(self.read.text if self.read is not None else "")
-        shown: list[tuple[int, str]] = []
         top = self.top
-        if top is not None and top.raised_by != "resemblance":
-            joined = "\n".join(lines)
-            for pattern in top.signature.patterns:
-                if not pattern.context and (found := pattern.regex.search(joined)):
-                    number = joined.count("\n", 0, found.start()) + 1
-                    shown.append((number, lines[number - 1]))
-            shown.sort()
-            found_where = stage.where(shown)
-            if found_where.line is not None:
-                return found_where
+        own = self._own_lines(lines)
         skip = frozenset(number for number, _id in self.verdict.harmless)
+        if top is not None and from_entry:
+            shown = own or list(failure_lines(lines, skip, first=len(lines)))
+            placed = stage.of_entry(top.signature.id, shown)
+            if placed is not None:
+                return placed
+        found_where = stage.where(own)
+        if found_where.line is not None:
+            return found_where
         return stage.where(list(failure_lines(lines, skip, first=len(lines))))
+
+    def _own_lines(self, lines: list[str]) -> list[tuple[int, str]]:
+        """The lines (number, text) where the first answer's own patterns
+        matched first, in order: none for a guess (raised by resemblance)."""
+        top = self.top
+        if top is None or top.raised_by == "resemblance":
+            return []
+        joined = "\n".join(lines)
+        shown: list[tuple[int, str]] = []
+        for pattern in top.signature.patterns:
+            if not pattern.context and (found := pattern.regex.search(joined)):
+                number = joined.count("\n", 0, found.start()) + 1
+                shown.append((number, lines[number - 1]))
+        return sorted(shown)
 
     def doubt(self, rank: int) -> str | None:
         """Why a matched candidate, however high it scored, is only a weak answer

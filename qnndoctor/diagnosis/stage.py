@@ -7,17 +7,24 @@ never written against; "no known cause" alone helps nobody. What a text
 almost always shows is how far the run got: whether Python could not import
 onnxruntime, the QNN plugin was never registered, the HTP backend did not
 load, a graph did not finalize, or a model ran and gave wrong numbers. That
-narrows the search to one component and one experiment. Read from the
-answer's own matched line when there is one, else from the first line that
-reads like the failure; each line is read against ``RULES`` in order (the
-most specific stage first).
+narrows the search to one component and one experiment. When there is a
+first answer, its catalogue entry says where its cause stops a run
+(``matrix/stages.json``, ``for_entry``), shown with the answer's own matched
+line; else (and for an entry that table does not place) the lines are read:
+the answer's own matched line when there is one, else the first line that
+reads like the failure, each against ``RULES`` in order (the most specific
+stage first).
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from .._layout import package_dir
 
 STAGES = (
     "install",
@@ -79,13 +86,16 @@ RULES = (
         "install",
         "Python environment",
         r"No matching distribution|Could not find a version that satisfies|Could not install packages"
-        r"|is not a supported wheel|Failed building wheel|requires a different Python|pip install",
+        r"|is not a supported wheel|Failed building wheel|requires a different Python|pip install"
+        r"|externally-managed-environment|Can not perform a '--user' install|ResolutionImpossible"
+        r"|bin/pip: |pip-build-env|build\.(?:sh|py) .*--use_qnn|QnnInterface\.h' file not found",
     ),
     _rule(
         "import",
         "onnxruntime packaging",
         r"DLL load failed|_ARRAY_API not found|cannot import name|numpy\.core\.multiarray failed"
-        r"|onnxruntime_pybind11_state.*(?:not found|cannot open)|ImportError",
+        r"|onnxruntime_pybind11_state.*(?:not found|cannot open)|ImportError"
+        r"|compiled using NumPy 1\.x|onnxruntime_pybind11_state\.pyd\) in python",
     ),
     _rule("import", "Python environment", r"No module named|ModuleNotFoundError"),
     _rule(
@@ -94,6 +104,30 @@ RULES = (
         r"register_execution_provider_library|RegisterExecutionProviderLibrary|not registered"
         r"|Failed to load EP library|EP library|not in available provider names"
         r"|available providers|get_available_providers|plugin (?:EP|library)",
+    ),
+    _rule(
+        "graph compose / finalize",
+        "EP options",
+        r"Failed to generate EP context model|EP context generation|context_file_path"
+        r"|ep_context_path|Failed to write context cache|compile_to_(?:file|stream)|ModelCompiler"
+        r"|Unable to compile any nodes|Unable to serialize model|CreateEPContextNodes"
+        r"|ConvertEpContextNodes|OrtEp::Compile|serialization failed when saving"
+        r"|CheckEpContextDataSupport|disabled EP compilation",
+    ),
+    _rule(
+        "EP registration",
+        "EP options",
+        r"qnn_execution_provider\.cc:\d+ (?:Parse\w+|QnnEp)\]|profiling_file_path"
+        r"|Failed to open profiling file|ORT_QNN_CUSTOM_OP_DOMAINS|op_package_parser",
+    ),
+    _rule(
+        "EP registration",
+        "onnxruntime packaging",
+        r"execution provider is not supported in this build|Specified provider is not supported"
+        r"|ep_plugin_provider_interfaces(?!.*GetCapability)|Error creating execution provider"
+        r"|add_provider_for_devices|set_provider_selection_policy|EP selection delegate"
+        r"|Specified 'providers'|requested API version"
+        r"|OrtEpDevice values|Multiple devices were provided",
     ),
     _rule(
         "context-binary load",
@@ -127,11 +161,25 @@ RULES = (
         r"|graph prepare|QNN graph|\b3110\b|\b1002\b",
     ),
     _rule(
+        "graph compose / finalize",
+        "model / op support",
+        r"Load model from .*failed|Protobuf parsing failed|No graph was found|invalid model"
+        r"|is not a registered function/op|IR version|\bOpset \d+|Exception during initialization"
+        r"|assigned to the default CPU EP|Unsupported nodes in QNN EP|^\s*REASON :|Cannot get shape"
+        r"|model verification failed|genai_config\.json|model_type|model path is a directory"
+        r"|Unable to load from type|InferenceSession::(?:Initialize|InferenceSession)"
+        r"|tokenizer(?:_config)?\.json|NHWC format|com\.ms\.internal\.nhwc",
+    ),
+    _rule(
         "execute",
         "application code",
         r"missing \d+ required positional argument|unexpected keyword argument"
         r"|object has no attribute|is not defined\b|Required inputs .* are missing|Invalid input name"
-        r"|Unexpected input data type|Got invalid dimensions",
+        r"|Unexpected input data type|Got invalid dimensions|Invalid rank for input|Invalid output name"
+        r"|Error in execution|Failed to find NodeArg|IOBinding|cannot pickle|run_async|terminate flag"
+        r"|Cannot place the OrtValue|OrtValue|run_with_\w+\(\)|Unable to handle object of type"
+        r"|SetDynamicOptionsImpl|Lora Config|max_length|quantize_static|calibrat"
+        r"|quantization doesn't support|No data is collected|TensorQuantOverrides|get_next",
     ),
     _rule(
         "execute",
@@ -182,6 +230,53 @@ class Where:
         }
 
 
+# Why the entry table could not be read (a damaged install): the lines are read instead.
+problems: list[str] = []
+
+
+@functools.cache
+def _entries() -> dict[str, tuple[str, str]]:
+    folder = package_dir("matrix")
+    if folder is None:
+        problems.append("the qnndoctor.matrix package is missing")
+        return {}
+    path = folder / "stages.json"
+    try:
+        raw = json.loads(path.read_text("utf-8"))["entries"]
+        table = {str(i): (str(e["stage"]), str(e["component"])) for i, e in raw.items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        problems.append(f"{path}: {type(exc).__name__}: {exc}")
+        return {}
+    bad = [i for i, (st, co) in table.items() if st not in STAGES or co not in COMPONENTS]
+    if bad:
+        problems.append(f"{path}: unknown stage or component for {', '.join(bad[:3])}")
+    return {i: v for i, v in table.items() if i not in bad}
+
+
+def for_entry(entry_id: str) -> tuple[str, str] | None:
+    """The stage and component where catalogue entry ``entry_id``'s cause
+    stops a run (``matrix/stages.json``), None when the table does not place it."""
+    return _entries().get(entry_id)
+
+
+def of_entry(entry_id: str, shown: list[tuple[int, str]]) -> Where | None:
+    """Where it failed when the first answer is ``entry_id``: its entry's stage
+    and component, with the first of ``shown`` (the answer's own line, else
+    the lines that read like the failure) as the line that shows it."""
+    placed = for_entry(entry_id)
+    if placed is None:
+        return None
+    number, text = shown[0] if shown else (None, None)
+    return Where(placed[0], placed[1], number, _clip(text), EXPERIMENTS[placed[0]])
+
+
+def _clip(line: str | None) -> str | None:
+    if line is None:
+        return None
+    text = line.strip()
+    return text if len(text) <= 240 else text[:237] + "..."
+
+
 def classify(line: str) -> Rule | None:
     """The first rule whose wording ``line`` holds."""
     return next((rule for rule in RULES if rule.wording.search(line)), None)
@@ -194,7 +289,5 @@ def where(shown: list[tuple[int, str]]) -> Where:
     for number, line in shown:
         rule = classify(line)
         if rule is not None:
-            text = line.strip()
-            text = text if len(text) <= 240 else text[:237] + "..."
-            return Where(rule.stage, rule.component, number, text, EXPERIMENTS[rule.stage])
+            return Where(rule.stage, rule.component, number, _clip(line), EXPERIMENTS[rule.stage])
     return Where("unknown", "unknown", None, None, EXPERIMENTS["unknown"])

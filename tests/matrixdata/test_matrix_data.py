@@ -13,7 +13,16 @@ from packaging.specifiers import SpecifierSet
 
 from qnndoctor.matrixdata import load
 
-FILES = ["socs", "known_issues", "signatures", "harmless", "releases", "qnn_errors", "options"]
+FILES = [
+    "socs",
+    "known_issues",
+    "signatures",
+    "harmless",
+    "releases",
+    "qnn_errors",
+    "options",
+    "stages",
+]
 
 
 def _json(name: str) -> Any:
