@@ -117,15 +117,17 @@ class Diagnosis:
         top = self.top
         own = self._own_lines(lines)
         skip = frozenset(number for number, _id in self.verdict.harmless)
+        failing = list(failure_lines(lines, skip, first=len(lines)))
+        shown_first = (own or failing)[:1]
+        model = stage.model_named(lines, shown_first[0][0] if shown_first else None)
         if top is not None and from_entry:
-            shown = own or list(failure_lines(lines, skip, first=len(lines)))
-            placed = stage.of_entry(top.signature.id, shown)
+            placed = stage.of_entry(top.signature.id, own or failing, model)
             if placed is not None:
                 return placed
-        found_where = stage.where(own)
+        found_where = stage.where(own, model)
         if found_where.line is not None:
             return found_where
-        return stage.where(list(failure_lines(lines, skip, first=len(lines))))
+        return stage.where(failing, model)
 
     def _own_lines(self, lines: list[str]) -> list[tuple[int, str]]:
         """The lines (number, text) where the first answer's own patterns

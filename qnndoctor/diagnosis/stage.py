@@ -50,6 +50,8 @@ COMPONENTS = (
 )
 
 _CHECK = "`qnndoctor check` on the affected machine"
+# {load}, {culprit}, {compare}: `qnndoctor model` on the model the text names, as a
+# command, or in words when the text names none (never a placeholder path).
 EXPERIMENTS = {
     "install": f"{_CHECK} (reads the install without importing it)",
     "import": f"{_CHECK} (imports onnxruntime in a contained child)",
@@ -58,16 +60,69 @@ EXPERIMENTS = {
     "if an older onnxruntime-qnn worked there: `qnndoctor bisect`",
     "backend load": f"{_CHECK} (loads the HTP backend with a known-good model); "
     "if an older onnxruntime-qnn worked there: `qnndoctor bisect`",
-    "graph compose / finalize": "`qnndoctor model YOUR_MODEL.onnx --find-culprit` "
-    f"(which node the NPU rejects); {_CHECK} first if no model runs at all",
-    "context-binary load": "`qnndoctor model YOUR_MODEL.onnx --find-culprit`; "
+    "graph compose / finalize": "{culprit} (which node the NPU rejects); "
+    f"{_CHECK} first if no model runs at all",
+    "context-binary load": "{load} (loads the compiled model in a contained child); "
     "if the binary was compiled with another QNN: `qnndoctor bisect`",
-    "execute": "`qnndoctor model YOUR_MODEL.onnx --find-culprit` (which node fails to run); "
-    f"{_CHECK} if no model runs at all",
-    "accuracy": "`qnndoctor model YOUR_MODEL.onnx --compare` (NPU outputs against the CPU's)",
-    "performance": "`qnndoctor model YOUR_MODEL.onnx --compare` (what runs where, and how fast)",
-    "unknown": f"{_CHECK}, then `qnndoctor model YOUR_MODEL.onnx --find-culprit` if it passes",
+    "execute": "{culprit} (which node fails to run); " f"{_CHECK} if no model runs at all",
+    "accuracy": "{compare} (NPU outputs against the CPU's)",
+    "performance": "{compare} (what runs where, and how fast)",
+    "unknown": f"{_CHECK}, then {{culprit}} if it passes",
 }
+
+# A model file the text names: quoted (spaces allowed), else a run of path characters.
+_MODEL_FILE = re.compile(
+    r"""["']([^"'\n]*?[^"'\n/\\]\.onnx)["']|((?:[A-Za-z]:)?[\w.~/\\-]*\w\.onnx)(?![\w.])""",
+    re.IGNORECASE,
+)
+
+
+def model_named(lines: list[str], first: int | None = None) -> str | None:
+    """The model file the text names: on line ``first`` (1-based: the line
+    that shows the failure) if it names one, else the first one named."""
+    order = ([lines[first - 1]] if first and 0 < first <= len(lines) else []) + lines
+    for line in order:
+        if ".onnx" not in line.lower():
+            continue
+        match = _MODEL_FILE.search(line)
+        if match and (match[1] or not _cut_at_a_space(line, match.start(2))):
+            return match[1] or match[2]
+    return None
+
+
+def _cut_at_a_space(line: str, start: int) -> bool:
+    """An unquoted path right after a word that is a path itself
+    (``C:\\models\\yolo v8.onnx``): the match is only its end, so no path is taken."""
+    before = line[:start]
+    words = before.split()
+    return before.endswith(" ") and bool(words) and ("\\" in words[-1] or "/" in words[-1])
+
+
+def model_invocation(model: str) -> str:
+    """``qnndoctor model MODEL``, the path quoted for the shell it belongs to
+    (a drive letter or a backslash: Windows)."""
+    from .. import shell
+
+    windows = "\\" in model or re.match(r"^[A-Za-z]:", model) is not None
+    return f"qnndoctor model {shell.quote(model, windows)}"
+
+
+def model_command(model: str | None, option: str = "") -> str:
+    """``qnndoctor model MODEL OPTION`` for the model the text names, or the
+    same in words when the text names no model."""
+    with_option = f" with `{option}`" if option else ""
+    if model is None:
+        return f"`qnndoctor model`{with_option} on the model that failed"
+    return f"`{model_invocation(model)}{' ' + option if option else ''}`"
+
+
+def experiment(stage: str, model: str | None) -> str:
+    """The experiment that settles a failure at ``stage`` (EXPERIMENTS)."""
+    return EXPERIMENTS[stage].format(
+        load=model_command(model),
+        culprit=model_command(model, "--find-culprit"),
+        compare=model_command(model, "--compare"),
+    )
 
 
 @dataclass(frozen=True)
@@ -219,6 +274,7 @@ class Where:
     line: int | None  # the line that shows it (1-based), None when nothing does
     text: str | None
     experiment: str  # the command that would settle it
+    model: str | None = None  # the model file the text names (in the experiment's command)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -227,6 +283,7 @@ class Where:
             "line": self.line,
             "text": self.text,
             "experiment": self.experiment,
+            "model": self.model,
         }
 
 
@@ -259,7 +316,9 @@ def for_entry(entry_id: str) -> tuple[str, str] | None:
     return _entries().get(entry_id)
 
 
-def of_entry(entry_id: str, shown: list[tuple[int, str]]) -> Where | None:
+def of_entry(
+    entry_id: str, shown: list[tuple[int, str]], model: str | None = None
+) -> Where | None:
     """Where it failed when the first answer is ``entry_id``: its entry's stage
     and component, with the first of ``shown`` (the answer's own line, else
     the lines that read like the failure) as the line that shows it."""
@@ -267,7 +326,9 @@ def of_entry(entry_id: str, shown: list[tuple[int, str]]) -> Where | None:
     if placed is None:
         return None
     number, text = shown[0] if shown else (None, None)
-    return Where(placed[0], placed[1], number, _clip(text), EXPERIMENTS[placed[0]])
+    return Where(
+        placed[0], placed[1], number, _clip(text), experiment(placed[0], model), model
+    )
 
 
 def _clip(line: str | None) -> str | None:
@@ -282,12 +343,14 @@ def classify(line: str) -> Rule | None:
     return next((rule for rule in RULES if rule.wording.search(line)), None)
 
 
-def where(shown: list[tuple[int, str]]) -> Where:
+def where(shown: list[tuple[int, str]], model: str | None = None) -> Where:
     """Where it failed, from ``shown``: the lines (number, text) that show the
     failure, the most telling first (the answer's own line, then the lines
     that read like the failure, earliest first)."""
     for number, line in shown:
         rule = classify(line)
         if rule is not None:
-            return Where(rule.stage, rule.component, number, _clip(line), EXPERIMENTS[rule.stage])
-    return Where("unknown", "unknown", None, None, EXPERIMENTS["unknown"])
+            return Where(
+                rule.stage, rule.component, number, _clip(line), experiment(rule.stage, model), model
+            )
+    return Where("unknown", "unknown", None, None, experiment("unknown", model), model)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from ..diagnosis.engine import WEAK_SCORE
+from ..diagnosis.stage import model_invocation
 
 RUNNERS_UP = 2
 # Said first when the best candidate is weak (low confidence): users act
@@ -18,12 +19,19 @@ WEAK_NOTE = (
 )
 
 # What to do when nothing matched: narrow it down on the affected machine.
-NEXT_STEPS = (
-    "Next, on the machine that failed:\n"
-    "  qnndoctor check                   runs a known-good model on the NPU and checks the install\n"
-    "  qnndoctor model YOUR_MODEL.onnx   if check passes: what of your model runs on the NPU\n"
-    "  qnndoctor report -o ticket.json   a redacted ticket to attach when you ask for help\n"
-)
+def _next_steps(model: str | None) -> str:
+    """``model``: the model file the text names (its ``where``); said in words when none."""
+    if model is None:
+        run_model = "qnndoctor model, given the model that failed"
+    else:
+        run_model = model_invocation(model)
+    return (
+        "Next, on the machine that failed:\n"
+        "  qnndoctor check                   runs a known-good model on the NPU and checks the install\n"
+        f"  {run_model}\n"
+        "                                    if check passes: what of your model runs on the NPU\n"
+        "  qnndoctor report -o ticket.json   a redacted ticket to attach when you ask for help\n"
+    )
 
 
 def _write_exit_status(out: TextIO, status: dict[str, Any] | None) -> None:
@@ -87,7 +95,7 @@ def _write_no_match(document: dict[str, Any], out: TextIO) -> None:
         for item in document["failure_lines"]:
             out.write(f"  line {item['line']}: {item['text']}\n")
     _write_exit_status(out, document.get("exit_status"))
-    out.write(NEXT_STEPS)
+    out.write(_next_steps((document.get("where") or {}).get("model")))
 
 
 def _write_candidates(document: dict[str, Any], out: TextIO) -> None:

@@ -5,6 +5,9 @@ wording caps the confidence of a cause it contradicts (issue 29)."""
 from __future__ import annotations
 
 import io
+import shlex
+
+import pytest
 
 from qnndoctor.diagnosis import diagnose, stage
 from qnndoctor.diagnosis.document import explain
@@ -54,7 +57,53 @@ def test_an_unknown_failure_still_says_where_it_failed() -> None:
     assert "Where it failed: graph compose / finalize (model / op support), line 1:" in (
         out.getvalue()
     )
-    assert "to settle it: `qnndoctor model YOUR_MODEL.onnx --find-culprit`" in out.getvalue()
+    # the text names no model: the experiment says so in words, with no placeholder path
+    assert (
+        "to settle it: `qnndoctor model` with `--find-culprit` on the model that failed"
+        in out.getvalue()
+    )
+    assert "YOUR_MODEL" not in out.getvalue() and document["where"]["model"] is None
+
+
+@pytest.mark.parametrize(
+    ("line", "model", "command"),
+    [
+        (
+            "[E:onnxruntime:, inference_session.cc:2103 Initialize] Load model from "
+            "/data/models/yolo_ctx.onnx failed: zorblax",
+            "/data/models/yolo_ctx.onnx",
+            "`qnndoctor model /data/models/yolo_ctx.onnx`",
+        ),
+        (
+            'sess = ort.InferenceSession("/home/ann/my models/det.onnx", sess_options=so)\n'
+            "onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : "
+            "zorblax graph finalize step rejected node quux_17",
+            "/home/ann/my models/det.onnx",
+            "`qnndoctor model '/home/ann/my models/det.onnx' --find-culprit`",
+        ),
+        (
+            "Load model from C:\\Users\\ann\\m\\det.onnx failed: zorblax graph finalize step "
+            "rejected node quux_17",
+            "C:\\Users\\ann\\m\\det.onnx",
+            "`qnndoctor model C:\\Users\\ann\\m\\det.onnx --find-culprit`",
+        ),
+        # an unquoted path with a space: only its end would match, so none is taken
+        (
+            "Load model from C:\\Users\\ann\\my m\\det.onnx failed: zorblax graph finalize",
+            None,
+            "`qnndoctor model` with `--find-culprit` on the model that failed",
+        ),
+    ],
+)
+def test_the_experiment_names_the_model_the_text_names(
+    line: str, model: str | None, command: str
+) -> None:
+    where = diagnose(line, resemblance=False).where()
+    assert where.model == model
+    assert command in where.experiment, where
+    if model is not None and "'" in command:  # a POSIX path with a space: one argument
+        argv = shlex.split(command.strip("`"))
+        assert argv[2] == model
 
 
 def test_every_answer_names_its_stage_and_nothing_shown_means_unknown() -> None:
