@@ -141,6 +141,7 @@ class Alternative:
     SCHEMA: ClassVar[str] = "#/properties/recommendation/properties/alternatives/items"
     change: str | None
     version: str | None
+    commands: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,8 @@ class Recommendation:
     era: str | None
     bundled_qnn: str | None
     already_installed: bool
+    file: str | None
+    profile: reading.Fields  # open in the schema
     commands: tuple[str, ...]
     ruled_out: tuple[RuledOut, ...]
     alternatives: tuple[Alternative, ...]
@@ -220,6 +223,13 @@ class Changes:
 
 
 @dataclass(frozen=True)
+class ReportError:
+    SCHEMA: ClassVar[str] = "#/properties/error"
+    kind: str | None
+    message: str | None
+
+
+@dataclass(frozen=True)
 class ReportView:
     """The parts of a report the renderers read."""
 
@@ -229,6 +239,7 @@ class ReportView:
     findings: tuple[Finding, ...]
     skipped_checks: tuple[SkippedCheck, ...]
     redacted: bool
+    error: ReportError | None  # None: the target was checked
     facts: Mapping[str, Probe]  # probe key -> its section (entries that are not objects: left out)
     smoke: Smoke | None  # None: not run (or not an object)
     recommendation: Recommendation | None  # None: none, or an empty or non-object value
@@ -318,11 +329,15 @@ def _recommendation(value: Any) -> Recommendation | None:
         era=_maybe_text(value.get("era")),
         bundled_qnn=_maybe_text(value.get("bundled_qnn")),
         already_installed=value.get("already_installed") is True,
+        file=_maybe_text(value.get("file")),
+        profile=reading.Fields.of(value.get("profile")),
         commands=tuple(strings(value.get("commands"))),
         ruled_out=tuple(_ruled_out(item) for item in records(value.get("ruled_out"))),
         alternatives=tuple(
             Alternative(
-                change=_maybe_text(item.get("change")), version=_maybe_text(item.get("version"))
+                change=_maybe_text(item.get("change")),
+                version=_maybe_text(item.get("version")),
+                commands=tuple(strings(item.get("commands"))),
             )
             for item in records(value.get("alternatives"))
         ),
@@ -386,6 +401,15 @@ def _changes(value: Any) -> Changes | None:
     )
 
 
+def _error(value: Any) -> ReportError | None:
+    if not value:
+        return None
+    value = _mapping(value)
+    return ReportError(
+        kind=_maybe_text(value.get("kind")), message=_maybe_text(value.get("message"))
+    )
+
+
 def view(report: Mapping[str, Any]) -> ReportView:
     """The typed view of a report document; never raises on its contents."""
     report = _mapping(report)
@@ -408,6 +432,7 @@ def view(report: Mapping[str, Any]) -> ReportView:
             for item in records(report.get("skipped_checks"))
         ),
         redacted=report.get("redacted") is True,
+        error=_error(report.get("error")),
         facts={
             str(key): _probe(item)
             for key, item in _mapping(report.get("facts")).items()
