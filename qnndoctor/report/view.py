@@ -116,6 +116,7 @@ class Smoke:
     signal: str | None
     duration_s: int | float | None
     log_lines: tuple[str, ...]
+    signatures: tuple[str, ...]  # failure-signature ids, best first
     child: reading.Fields  # the child's own result (open in the schema); empty: none
 
 
@@ -302,6 +303,7 @@ def _smoke(value: Any) -> Smoke | None:
         signal=_maybe_text(value.get("signal")),
         duration_s=_number(value.get("duration_s")),
         log_lines=tuple(strings(value.get("log_lines"))),
+        signatures=tuple(strings(value.get("signatures"))),
         child=reading.Fields.of(value.get("child")),
     )
 
