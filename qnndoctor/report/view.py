@@ -224,6 +224,13 @@ class Changes:
 
 
 @dataclass(frozen=True)
+class Matrix:
+    SCHEMA: ClassVar[str] = "#/properties/matrix"
+    generated: str | None
+    sha256: str | None
+
+
+@dataclass(frozen=True)
 class ReportError:
     SCHEMA: ClassVar[str] = "#/properties/error"
     kind: str | None
@@ -240,6 +247,8 @@ class ReportView:
     findings: tuple[Finding, ...]
     skipped_checks: tuple[SkippedCheck, ...]
     redacted: bool
+    created: str | None
+    matrix: Matrix
     error: ReportError | None  # None: the target was checked
     facts: Mapping[str, Probe]  # probe key -> its section (entries that are not objects: left out)
     smoke: Smoke | None  # None: not run (or not an object)
@@ -435,6 +444,11 @@ def view(report: Mapping[str, Any]) -> ReportView:
         ),
         redacted=report.get("redacted") is True,
         error=_error(report.get("error")),
+        created=_maybe_text(report.get("created")),
+        matrix=Matrix(
+            generated=_maybe_text(_mapping(report.get("matrix")).get("generated")),
+            sha256=_maybe_text(_mapping(report.get("matrix")).get("sha256")),
+        ),
         facts={
             str(key): _probe(item)
             for key, item in _mapping(report.get("facts")).items()

@@ -188,6 +188,9 @@ RENDERED_CORRUPTIONS = [
     lambda d: d.update(facts={"soc": "x", "interpreter": {"status": "error", "error": "x"}}),
     lambda d: d["facts"].update({k: {"status": "ok", "values": [1]} for k in d["facts"]}),
     lambda d: d["facts"]["installs"]["values"].update(distributions=[1], would_import=[1]),
+    lambda d: d.update(  # a changed finding without a title was a KeyError in change_lines
+        changes_since_report={"appeared": [{"id": 1}, 5], "vanished": "x", "matrix": []}
+    ),
 ]
 VIEW_CORRUPTIONS = [
     *RENDERED_CORRUPTIONS,
