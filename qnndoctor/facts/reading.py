@@ -11,7 +11,7 @@ def records(value: Any) -> list[Mapping[str, Any]]:
     """The mappings of a list value; [] for anything that is not a list."""
     if not isinstance(value, list):
         return []
-    return [item for item in value if isinstance(item, Mapping)]
+    return [item for item in value if type(item) is dict or isinstance(item, Mapping)]
 
 
 def strings(value: Any) -> list[str]:
@@ -40,7 +40,7 @@ class Fields:
     @classmethod
     def of(cls, value: Any) -> Fields:
         """The reader of ``value``, empty unless it is a JSON object."""
-        return cls(value if isinstance(value, Mapping) else _EMPTY)
+        return cls(value if type(value) is dict or isinstance(value, Mapping) else _EMPTY)
 
     def __bool__(self) -> bool:
         return bool(self.data)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .. import REPORT_SCHEMA_VERSION, safejson
 from ..facts.reading import Fields
 from ..report.redact import Redactor
-from ..report.view import Probe, view
+from ..report.view import Probe, facts_of, smoke_of, tool_of
 from ..target.ticket import MAX_REPORT_BYTES, SavedReportError, from_document
 from .rows import GroupFix, Row, Skipped, Unreadable
 
@@ -141,7 +141,7 @@ def verdict_of(report: Report, document: Mapping[str, Any]) -> Row:
     setup (``Row.for_ticket`` makes each ticket's row of it): no ticket
     fields, ``ready`` when no finding is an error, the smoke cause of the
     failed session, if any."""
-    facts = view(document).facts
+    facts = facts_of(document)
     rec = report.recommendation or {}
     profile = rec.get("profile") if isinstance(rec.get("profile"), Mapping) else {}
     profile = profile or {}
@@ -263,13 +263,13 @@ class Rediagnoser:
             if len(self.memo) >= MEMO_LIMIT:
                 self.memo.clear()
             self.memo[key] = verdict
-        doc = view(document)
-        seconds = doc.smoke.duration_s if doc.smoke else None
+        smoke = smoke_of(document)
+        seconds = smoke.duration_s if smoke else None
         return verdict.for_ticket(
             path,
             created,
-            doc.tool.version or None,
-            doc.smoke.status if doc.smoke else None,
+            tool_of(document).version or None,
+            smoke.status if smoke else None,
             float(seconds) if seconds is not None else None,
         )
 

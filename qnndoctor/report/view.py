@@ -29,7 +29,7 @@ def _maybe_text(value: Any) -> str | None:
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
+    return value if type(value) is dict or isinstance(value, Mapping) else {}
 
 
 def _number(value: Any) -> int | float | None:
@@ -421,14 +421,33 @@ def _error(value: Any) -> ReportError | None:
     )
 
 
+def facts_of(report: Mapping[str, Any]) -> dict[str, Probe]:
+    """The view's ``facts`` alone (for a reader that needs no other part)."""
+    return {
+        str(key): _probe(item)
+        for key, item in _mapping(_mapping(report).get("facts")).items()
+        if isinstance(item, Mapping)
+    }
+
+
+def smoke_of(report: Mapping[str, Any]) -> Smoke | None:
+    """The view's ``smoke`` alone."""
+    return _smoke(_mapping(report).get("smoke"))
+
+
+def tool_of(report: Mapping[str, Any]) -> Tool:
+    """The view's ``tool`` alone."""
+    tool = _mapping(_mapping(report).get("tool"))
+    return Tool(name=_text(tool.get("name")), version=_maybe_text(tool.get("version")))
+
+
 def view(report: Mapping[str, Any]) -> ReportView:
     """The typed view of a report document; never raises on its contents."""
     report = _mapping(report)
-    tool = _mapping(report.get("tool"))
     target = _mapping(report.get("target"))
     changes = _mapping(report.get("changes_since_report"))
     return ReportView(
-        tool=Tool(name=_text(tool.get("name")), version=_maybe_text(tool.get("version"))),
+        tool=tool_of(report),
         target=Target(
             python=_maybe_text(target.get("python")),
             how_chosen=_maybe_text(target.get("how_chosen")),
@@ -449,12 +468,8 @@ def view(report: Mapping[str, Any]) -> ReportView:
             generated=_maybe_text(_mapping(report.get("matrix")).get("generated")),
             sha256=_maybe_text(_mapping(report.get("matrix")).get("sha256")),
         ),
-        facts={
-            str(key): _probe(item)
-            for key, item in _mapping(report.get("facts")).items()
-            if isinstance(item, Mapping)
-        },
-        smoke=_smoke(report.get("smoke")),
+        facts=facts_of(report),
+        smoke=smoke_of(report),
         recommendation=_recommendation(report.get("recommendation")),
         inventory=tuple(_inventory_item(item) for item in records(report.get("inventory"))),
         changes_since_report=_changes(report.get("changes_since_report")),
