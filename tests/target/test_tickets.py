@@ -136,7 +136,7 @@ def test_a_ticket_with_wrong_typed_facts_rediagnoses(cli: Cli, tmp_path: Path) -
         assert now.code in (0, 1), (name, now.err)
         validate_report(now.json())
         assert isinstance(now.json()["inventory"], list)
-        for fmt in ("text", "markdown"):
+        for fmt in ("text", "markdown") if name == "would_import" else ():  # the renderers once
             shown = cli("check", "--from-report", str(path), "--format", fmt)
             assert shown.code == now.code, (name, fmt, shown.err)
             assert "Since the saved report" in shown.out, (name, fmt)
