@@ -259,13 +259,13 @@ def _roll_back(err: TextIO, snapshot: Any, pip: Any, failure: str, result: dict[
 
 
 def _summary(report: dict[str, Any]) -> dict[str, Any]:
-    smoke = report.get("smoke") or {}
+    from ..report.view import view
+
+    doc = view(report)
     return {
-        "smoke": smoke.get("status"),
+        "smoke": doc.smoke.status if doc.smoke else None,
         "findings": [
-            f"{f['id']} ({f['severity']})"
-            for f in report.get("findings", [])
-            if f.get("severity") in ("error", "warning")
+            f"{f.id} ({f.severity})" for f in doc.findings if f.severity in ("error", "warning")
         ],
-        "recommendation": (report.get("recommendation") or {}).get("version"),
+        "recommendation": doc.recommendation.version if doc.recommendation else None,
     }

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +25,8 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from ..facts.reading import Fields
+from ..report.view import Finding, Recommendation, ReportView, view
 from ..shell import new_venv_command
 from .dependencies import Problem
 from .environment import TargetEnvironment
@@ -88,18 +91,22 @@ def pip_call(command: str) -> tuple[str, ...] | None:
     return None
 
 
-def report_is_healthy(report: dict[str, Any]) -> bool:
-    smoke = report.get("smoke") or {}
-    errors = [f for f in report.get("findings", []) if f.get("severity") == "error"]
-    return smoke.get("status") == "passed" and not errors
+def report_is_healthy(report: Mapping[str, Any]) -> bool:
+    doc = view(report)
+    errors = [f for f in doc.findings if f.severity == "error"]
+    return doc.smoke is not None and doc.smoke.status == "passed" and not errors
 
 
-def _installed(report: dict[str, Any]) -> dict[str, str]:
-    installs = (report.get("facts", {}).get("installs") or {}).get("values") or {}
+def _installs(doc: ReportView) -> Fields:
+    probe = doc.facts.get("installs")
+    return probe.values if probe else Fields()
+
+
+def _installed(doc: ReportView) -> dict[str, str]:
     return {
-        str(d.get("canonical_name")): str(d.get("version"))
-        for d in installs.get("distributions", [])
-        if d.get("canonical_name")
+        str(d.value("canonical_name")): str(d.value("version"))
+        for d in _installs(doc).records("distributions")
+        if d.value("canonical_name")
     }
 
 
@@ -112,41 +119,28 @@ def refusals(
 ) -> list[str]:
     """Why no fix is attempted here, each reason with what to do instead."""
     reasons: list[str] = []
-    if report.get("error"):
-        reasons.append(f"the target could not be checked: {report['error'].get('message')}")
+    doc = view(report)
+    if doc.error:
+        reasons.append(f"the target could not be checked: {doc.error.message}")
         return reasons
-    rec = report.get("recommendation") or {}
-    emulation = rec.get("emulation")
+    rec = doc.recommendation
+    emulation = rec.emulation if rec else Fields()
     if emulation:
-        native = emulation.get("native_arm64") or {}
-        commands = native.get("commands") or []
-        python = native.get("python") or "3.12"
+        native = emulation.mapping("native_arm64")
+        commands = native.elements("commands")
+        python = native.value("python") or "3.12"
         reasons.append(
-            f"{emulation.get('verdict')}. qnndoctor does not fix inside an emulated x64 Python: "
+            f"{emulation.value('verdict')}. qnndoctor does not fix inside an emulated x64 Python: "
             f"install native ARM64 CPython {python} and set up onnxruntime-qnn there"
             + (": " + " ; ".join(f"`{c}`" for c in commands) if commands else "")
             + f'. Then check that Python: `py -V:{python}-arm64 -c "import sys; print(sys.executable)"` '
             "prints its path; run qnndoctor check with --python and that path."
         )
-    status = rec.get("status")
-    if status == "nothing-fits":
-        details = dict.fromkeys(
-            str(v["reasons"][0]["detail"]) for v in rec.get("ruled_out", []) if v.get("reasons")
-        )
-        profile = rec.get("profile") or {}
-        tags = profile.get("platform_tags") or ["?"]
-        alternatives = "; ".join(
-            f"{a.get('change')}: " + " ; ".join(f"`{c}`" for c in a.get("commands", []))
-            for a in rec.get("alternatives", [])[:2]
-            if isinstance(a, dict)
-        )
-        reasons.append(
-            f"no onnxruntime-qnn wheel fits this Python ({profile.get('python')}, {tags[0]}): "
-            + ("; ".join(list(details)[:3]) or "see `qnndoctor recommend`")
-            + (f". Instead: {alternatives}" if alternatives else "")
-        )
-    elif status not in ("ok", None) and not emulation:
-        reasons.append(f"no recommendation to apply ({status}: {rec.get('reason')})")
+    status = rec.status if rec else None
+    if rec and status == "nothing-fits":
+        reasons.append(_nothing_fits(rec))
+    elif rec and status not in ("ok", None) and not emulation:
+        reasons.append(f"no recommendation to apply ({status}: {rec.reason})")
     if environment.externally_managed and not break_system_packages:
         reasons.append(
             f"this interpreter is managed by the system (PEP 668: {environment.marker}); "
@@ -163,6 +157,19 @@ def refusals(
     return reasons
 
 
+def _nothing_fits(rec: Recommendation) -> str:
+    details = dict.fromkeys(str(v.reasons[0].detail) for v in rec.ruled_out if v.reasons)
+    tags = rec.profile.elements("platform_tags") or ("?",)
+    alternatives = "; ".join(
+        f"{a.change}: " + " ; ".join(f"`{c}`" for c in a.commands) for a in rec.alternatives[:2]
+    )
+    return (
+        f"no onnxruntime-qnn wheel fits this Python ({rec.profile.value('python')}, {tags[0]}): "
+        + ("; ".join(list(details)[:3]) or "see `qnndoctor recommend`")
+        + (f". Instead: {alternatives}" if alternatives else "")
+    )
+
+
 def _pin(name: str, installed: dict[str, str]) -> str:
     version = installed.get(canonicalize_name(name))
     return f"{name}=={version}" if version else name
@@ -175,18 +182,18 @@ def _requirement_name(text: str) -> str | None:
         return None
 
 
-def _companion(rec: dict[str, Any], installed: dict[str, str]) -> str | None:
+def _companion(rec: Recommendation | None, installed: dict[str, str]) -> str | None:
     """The onnxruntime the recommended 2.x wheel requires, when the installed
     one does not meet it: named in the install step, so the plan says why
     onnxruntime changes (pip would resolve it anyway)."""
-    if rec.get("era") != "plugin-2.x" or not rec.get("file"):
+    if rec is None or rec.era != "plugin-2.x" or not rec.file:
         return None
     from .. import matrixdata
     from ..resolver.recommend import companion_requirement
 
     for release in matrixdata.load_or_empty().releases.releases:
         for file in release.files:
-            if file.filename == rec["file"]:
+            if file.filename == rec.file:
                 requirement = companion_requirement(file)
                 if requirement is None:
                     return None
@@ -216,23 +223,22 @@ def build_plan(
     # A working setup (smoke passed, no error) is not upgraded: only its
     # warnings' fixes (leftovers, files that differ from RECORD) are applied.
     healthy = report_is_healthy(report) and not force_install
-    installed = _installed(report)
-    rec = report.get("recommendation") or {}
+    doc = view(report)
+    installed = _installed(doc)
+    rec = doc.recommendation
     notes: list[str] = []
-    version = rec.get("version")
-    uninstall, install, reinstall = _pip_changes(
-        _sources(report, rec, healthy), version, installed, notes
-    )
+    version = rec.version if rec else None
+    uninstall, install, reinstall = _pip_changes(_sources(doc, healthy), version, installed, notes)
     companion = _companion(rec, installed) if "onnxruntime-qnn" in install else None
     if companion and "onnxruntime" not in install:
         install["onnxruntime"] = (companion, _companion_why(version, companion, installed))
-    for name, (requirement, why) in _sharing_uninstalled(report, uninstall, install).items():
+    for name, (requirement, why) in _sharing_uninstalled(doc, uninstall, install).items():
         reinstall.setdefault(name, (requirement, why))
     if force_install:  # test-only: a plan forced onto versions the resolver did not pick
         install = {
             _requirement_name(r) or r: (r, "forced (test-only option)") for r in force_install
         }
-    steps = _leftover_steps(report, environment)
+    steps = _leftover_steps(doc, environment)
     steps += _pip_steps(
         installed, uninstall, install, reinstall, problems, forced=bool(force_install)
     )
@@ -248,19 +254,18 @@ def build_plan(
     return Plan(tuple(steps), (), tuple(dict.fromkeys(notes)))
 
 
-def _sources(
-    report: dict[str, Any], rec: dict[str, Any], healthy: bool
-) -> list[tuple[str, list[str]]]:
+def _sources(doc: ReportView, healthy: bool) -> list[tuple[str, list[str]]]:
     """(why, commands) to take pip calls from. Priority: the resolver's
     answer, then the findings read from the facts, and the smoke session's
     diagnosis (read from log text) only when those give nothing to do."""
-    findings = [f for f in report.get("findings", []) if f.get("severity") in ("error", "warning")]
+    findings = [f for f in doc.findings if f.severity in ("error", "warning")]
     sources: list[tuple[str, list[str]]] = []
     if not healthy:
-        sources.append((_recommendation_why(report), rec.get("commands") or []))
-    sources += [_finding_source(f) for f in findings if not f["id"].startswith("smoke-")]
+        commands = list(doc.recommendation.commands) if doc.recommendation else []
+        sources.append((_recommendation_why(doc), commands))
+    sources += [_finding_source(f) for f in findings if not f.id.startswith("smoke-")]
     if not any(pip_call(c) for _why, commands in sources for c in commands):
-        sources += [_finding_source(f) for f in findings if f["id"].startswith("smoke-")]
+        sources += [_finding_source(f) for f in findings if f.id.startswith("smoke-")]
     return sources
 
 
@@ -316,20 +321,21 @@ def _companion_why(version: str | None, companion: str, installed: dict[str, str
     )
 
 
-def _leftover_steps(report: dict[str, Any], environment: TargetEnvironment) -> list[Step]:
+def _leftover_steps(doc: ReportView, environment: TargetEnvironment) -> list[Step]:
     """Removal of the leftovers the uninstall-leftover finding names, inside the target."""
-    if not any(f.get("id") == "uninstall-leftover" for f in report.get("findings", [])):
+    if not any(f.id == "uninstall-leftover" for f in doc.findings):
         return []
-    installs = (report.get("facts", {}).get("installs") or {}).get("values") or {}
     return [
         Step(
             "remove-leftover",
-            f"finding uninstall-leftover: {item.get('kind')}",
+            f"finding uninstall-leftover: {item.value('kind')}",
             (),
-            path=str(item["path"]),
+            path=str(item.value("path")),
         )
-        for item in installs.get("leftovers", [])
-        if item.get("kind") in _LEFTOVER_KINDS and environment.owns(str(item.get("path")))
+        for item in _installs(doc).records("leftovers")
+        if item.value("kind") in _LEFTOVER_KINDS
+        and isinstance(item.value("path"), str)
+        and environment.owns(item.value("path"))
     ]
 
 
@@ -440,9 +446,9 @@ def _version_of(requirement: str) -> str | None:
     return None
 
 
-def _finding_source(finding: dict[str, Any]) -> tuple[str, list[str]]:
-    commands = (finding.get("fix") or {}).get("commands") or []
-    return f"finding {finding['id']}: {finding['title']}", list(commands)
+def _finding_source(finding: Finding) -> tuple[str, list[str]]:
+    commands = finding.fix.commands if finding.fix else ()
+    return f"finding {finding.id}: {finding.title}", list(commands)
 
 
 def _satisfied(requirement: str, installed: dict[str, str]) -> bool:
@@ -455,15 +461,14 @@ def _satisfied(requirement: str, installed: dict[str, str]) -> bool:
 
 
 def _sharing_uninstalled(
-    report: dict[str, Any], uninstall: dict[str, str], install: dict[str, tuple[str, str]]
+    doc: ReportView, uninstall: dict[str, str], install: dict[str, tuple[str, str]]
 ) -> dict[str, tuple[str, str]]:
     """Distributions that share files with one being uninstalled (the
     installs facts' ``shared_files``): pip deletes the shared files with the
     uninstalled one, so the kept one is force-reinstalled at its version."""
-    installs = (report.get("facts", {}).get("installs") or {}).get("values") or {}
     kept: dict[str, tuple[str, str]] = {}
-    for shared in installs.get("shared_files", []):
-        claims = [str(c).split("@", 1)[0] for c in shared.get("claimed_by", [])]
+    for shared in _installs(doc).records("shared_files"):
+        claims = [str(c).split("@", 1)[0] for c in shared.elements("claimed_by")]
         parsed = [(canonicalize_name(c.split("==")[0]), c) for c in claims if "==" in c]
         removed = [n for n, _c in parsed if n in uninstall]
         for name, pin in parsed:
@@ -475,18 +480,18 @@ def _sharing_uninstalled(
     return kept
 
 
-def _recommendation_why(report: dict[str, Any]) -> str:
-    rec = report.get("recommendation") or {}
-    smoke = report.get("smoke") or {}
+def _recommendation_why(doc: ReportView) -> str:
+    rec, smoke = doc.recommendation, doc.smoke
     text = (
-        f"recommendation: onnxruntime-qnn {rec.get('version')} ({rec.get('era')}), the newest "
+        f"recommendation: onnxruntime-qnn {rec.version if rec else None} "
+        f"({rec.era if rec else None}), the newest "
         "release that fits this interpreter and machine"
     )
-    if smoke.get("status") not in (None, "passed", "not_run"):
-        lines = str(smoke.get("reason") or "").splitlines()
+    if smoke and smoke.status not in (None, "passed", "not_run"):
+        lines = (smoke.reason or "").splitlines()
         reason = lines[0] if lines else ""
         reason = reason if len(reason) <= 160 else reason[:159] + "…"
-        text += f"; the smoke session {smoke['status']} now" + (f": {reason}" if reason else "")
+        text += f"; the smoke session {smoke.status} now" + (f": {reason}" if reason else "")
     return text
 
 

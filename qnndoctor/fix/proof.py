@@ -9,37 +9,37 @@ from typing import Any
 
 from packaging.utils import canonicalize_name
 
+from ..report.view import ReportView, view
 from .dependencies import PipCheck
 from .plan import Plan, in_family, report_is_healthy
 
 
-def _versions(report: dict[str, Any]) -> dict[str, str]:
-    installs = (report.get("facts", {}).get("installs") or {}).get("values") or {}
+def _versions(doc: ReportView) -> dict[str, str]:
+    installs = doc.facts.get("installs")
     return {
-        str(d.get("name")): str(d.get("version"))
-        for d in installs.get("distributions", [])
-        if d.get("provides_modules")
+        str(d.value("name")): str(d.value("version"))
+        for d in (installs.values.records("distributions") if installs else ())
+        if d.value("provides_modules")
     }
 
 
-def _smoke(report: dict[str, Any]) -> dict[str, Any]:
-    smoke = report.get("smoke") or {}
-    child = smoke.get("child") or {}
+def _smoke(doc: ReportView) -> dict[str, Any]:
+    smoke = doc.smoke
+    if smoke is None:
+        return dict.fromkeys(("status", "reason", "duration_s", "timings_s"), None) | {
+            "signatures": []
+        }
     return {
-        "status": smoke.get("status"),
-        "reason": smoke.get("reason"),
-        "duration_s": smoke.get("duration_s"),
-        "timings_s": child.get("timings_s"),
-        "signatures": list(smoke.get("signatures") or [])[:3],
+        "status": smoke.status,
+        "reason": smoke.reason,
+        "duration_s": smoke.duration_s,
+        "timings_s": smoke.child.value("timings_s"),
+        "signatures": list(smoke.signatures)[:3],
     }
 
 
-def _findings(report: dict[str, Any]) -> set[str]:
-    return {
-        f"{f.get('id')} ({f.get('severity')})"
-        for f in report.get("findings", [])
-        if f.get("severity") in ("error", "warning")
-    }
+def _findings(doc: ReportView) -> set[str]:
+    return {f"{f.id} ({f.severity})" for f in doc.findings if f.severity in ("error", "warning")}
 
 
 def pip_check_verdict(before: PipCheck | None, after: PipCheck) -> dict[str, Any]:
@@ -70,28 +70,29 @@ def compare_reports(
 ) -> dict[str, Any]:
     """Before -> after: versions, findings gone and new, smoke sessions, and
     ``pip check`` (when given: part of the proof)."""
-    old, new = _findings(before), _findings(after)
+    then, now = view(before), view(after)
+    old, new = _findings(then), _findings(now)
     pip = pip_check_verdict(checked_before, checked_after) if checked_after else None
     return {
         "proven": report_is_healthy(after) and not (pip and pip["failing"]),
         "pip_check": pip,
-        "versions_before": _versions(before),
-        "versions_after": _versions(after),
+        "versions_before": _versions(then),
+        "versions_after": _versions(now),
         "findings_gone": sorted(old - new),
         "findings_new": sorted(new - old),
         "findings_remaining": sorted(old & new),
-        "smoke_before": _smoke(before),
-        "smoke_after": _smoke(after),
+        "smoke_before": _smoke(then),
+        "smoke_after": _smoke(now),
     }
 
 
 def failure_text(after: dict[str, Any], proof: dict[str, Any] | None = None) -> str:
     """Why the proof failed, in one line."""
-    smoke = after.get("smoke") or {}
-    errors = [f["id"] for f in after.get("findings", []) if f.get("severity") == "error"]
-    parts = [f"smoke session {smoke.get('status')}"]
-    if smoke.get("reason"):
-        parts.append(str(smoke["reason"]).splitlines()[0][:300])
+    doc = view(after)
+    errors = [f.id for f in doc.findings if f.severity == "error"]
+    parts = [f"smoke session {doc.smoke.status if doc.smoke else None}"]
+    if doc.smoke and doc.smoke.reason:
+        parts.append(doc.smoke.reason.splitlines()[0][:300])
     if errors:
         parts.append("error findings: " + ", ".join(errors))
     failing = ((proof or {}).get("pip_check") or {}).get("failing") or []
@@ -173,10 +174,10 @@ def next_step(
             ],
         }
     extra: list[str] = []
-    for finding in (after or {}).get("findings", []):
-        if finding.get("severity") != "error":
+    for finding in view(after or {}).findings:
+        if finding.severity != "error":
             continue
-        for command in (finding.get("fix") or {}).get("commands") or []:
+        for command in finding.fix.commands if finding.fix else ():
             if command not in steps and command not in extra:
                 extra.append(command)
     if extra:

@@ -20,7 +20,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from .. import REPORT_SCHEMA_VERSION, safejson
+from ..facts.reading import Fields
 from ..report.redact import Redactor
+from ..report.view import Probe, facts_of, smoke_of, tool_of
 from ..target.ticket import MAX_REPORT_BYTES, SavedReportError, from_document
 from .rows import GroupFix, Row, Skipped, Unreadable
 
@@ -70,7 +72,12 @@ def verdict_key(document: Mapping[str, Any]) -> str:
     return hashlib.sha256(_TIMESTAMP.sub(b"<t>", _VOLATILE.sub(b"<v>", text))).hexdigest()
 
 
-def machine_id(facts: Mapping[str, Any]) -> str:
+def _values(facts: Mapping[str, Probe], probe: str) -> Fields:
+    found = facts.get(probe)
+    return found.values if found is not None else Fields()
+
+
+def machine_id(facts: Mapping[str, Probe]) -> str:
     """A stable, hashed machine id from facts that redaction leaves alone:
     the hardware (processor name, SoC identity, NPU device instances), the OS
     and the interpreter's install (its paths with any user name removed).
@@ -78,23 +85,18 @@ def machine_id(facts: Mapping[str, Any]) -> str:
     and interpreter give the same id in a redacted and an unredacted ticket."""
 
     def value(probe: str, key: str) -> Any:
-        body = facts.get(probe)
-        values = body.get("values") if isinstance(body, Mapping) else None
-        return values.get(key) if isinstance(values, Mapping) else None
+        return _values(facts, probe).value(key)
 
-    devices = value("soc", "npu_devices")
     instances = sorted(
-        str(d.get("instance_id") or d.get("description") or "")
-        for d in (devices if isinstance(devices, list) else [])
-        if isinstance(d, Mapping)
+        str(d.value("instance_id") or d.value("description") or "")
+        for d in _values(facts, "soc").records("npu_devices")
     )
-    markers = value("interpreter", "marker_environment")
-    markers = markers if isinstance(markers, Mapping) else {}
+    interpreter = _values(facts, "interpreter")
     identity = [
         value("interpreter", "sys_platform"),
         value("interpreter", "build_arch"),
-        (value("interpreter", "version_info") or [])[:2],
-        markers.get("platform_system"),
+        list(interpreter.elements("version_info")[:2]),
+        interpreter.mapping("marker_environment").value("platform_system"),
         value("soc", "processor_name"),
         value("soc", "socinfo"),
         instances,
@@ -106,29 +108,22 @@ def machine_id(facts: Mapping[str, Any]) -> str:
     return hashlib.sha256(b"qnndoctor-fleet-machine/1\0" + text.encode()).hexdigest()[:16]
 
 
-def _distribution_versions(facts: Mapping[str, Any]) -> dict[str, str]:
-    body = facts.get("installs")
-    values = body.get("values") if isinstance(body, Mapping) else None
+def _distribution_versions(facts: Mapping[str, Probe]) -> dict[str, str]:
     found: dict[str, str] = {}
-    for dist in (values or {}).get("distributions") or []:
-        if isinstance(dist, Mapping):
-            name = str(dist.get("canonical_name") or dist.get("name") or "").lower()
-            if name and name not in found and dist.get("version"):
-                found[name] = str(dist["version"])
+    for dist in _values(facts, "installs").records("distributions"):
+        name = str(dist.value("canonical_name") or dist.value("name") or "").lower()
+        if name and name not in found and dist.value("version"):
+            found[name] = str(dist.value("version"))
     return found
 
 
-def _os_build(facts: Mapping[str, Any]) -> str | None:
-    body = facts.get("interpreter")
-    values = body.get("values") if isinstance(body, Mapping) else None
-    markers = (values or {}).get("marker_environment")
-    if not isinstance(markers, Mapping):
-        return None
-    system = markers.get("platform_system")
+def _os_build(facts: Mapping[str, Probe]) -> str | None:
+    markers = _values(facts, "interpreter").mapping("marker_environment")
+    system = markers.value("platform_system")
     if system == "Windows":
-        return f"Windows {markers.get('platform_version')}"
+        return f"Windows {markers.value('platform_version')}"
     if system:
-        return f"{system} {markers.get('platform_release')}"
+        return f"{system} {markers.value('platform_release')}"
     return None
 
 
@@ -146,7 +141,7 @@ def verdict_of(report: Report, document: Mapping[str, Any]) -> Row:
     setup (``Row.for_ticket`` makes each ticket's row of it): no ticket
     fields, ``ready`` when no finding is an error, the smoke cause of the
     failed session, if any."""
-    facts = document.get("facts") or {}
+    facts = facts_of(document)
     rec = report.recommendation or {}
     profile = rec.get("profile") if isinstance(rec.get("profile"), Mapping) else {}
     profile = profile or {}
@@ -268,16 +263,14 @@ class Rediagnoser:
             if len(self.memo) >= MEMO_LIMIT:
                 self.memo.clear()
             self.memo[key] = verdict
-        smoke = document.get("smoke") if isinstance(document.get("smoke"), dict) else {}
-        status = smoke.get("status") if isinstance(smoke.get("status"), str) else None
-        seconds = smoke.get("duration_s")
-        tool = document.get("tool") if isinstance(document.get("tool"), dict) else {}
+        smoke = smoke_of(document)
+        seconds = smoke.duration_s if smoke else None
         return verdict.for_ticket(
             path,
             created,
-            str(tool["version"]) if tool.get("version") else None,
-            status,
-            float(seconds) if isinstance(seconds, (int, float)) else None,
+            tool_of(document).version or None,
+            smoke.status if smoke else None,
+            float(seconds) if seconds is not None else None,
         )
 
     def _verdict(self, document: dict[str, Any], path: str) -> Row:

@@ -1,12 +1,16 @@
 """Human summaries of each probe section, shared by the text and Markdown
-renderers. Reads the report's JSON form only, so a saved ticket renders the
-same as a live run."""
+renderers. Reads the report's JSON form only, through its typed, defensive
+view (report/view.py), so a saved ticket renders the same as a live run and
+a corrupt one renders its defaults, never a traceback."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from ..facts.reading import Fields
+from ..report.view import Recommendation, ReportView, view
 
 TITLES = {
     "interpreter": "Interpreter",
@@ -32,165 +36,183 @@ class Section:
     flagged: str | None = None
 
 
-def _interpreter(v: dict[str, Any]) -> list[str]:
-    version = ".".join(str(p) for p in v.get("version_info", []))
-    env = "venv" if v.get("in_venv") else ("conda" if v.get("conda") else "system/base")
+def _interpreter(v: Fields) -> list[str]:
+    version = ".".join(str(p) for p in v.elements("version_info"))
+    env = "venv" if v.value("in_venv") else ("conda" if v.value("conda") else "system/base")
     lines = [
-        f"{v.get('implementation')} {version} {v.get('build_arch')} "
-        f"({v.get('sysconfig_platform')}, {v.get('pointer_bits')}-bit"
-        + (", free-threaded" if v.get("free_threaded") else "")
+        f"{v.value('implementation')} {version} {v.value('build_arch')} "
+        f"({v.value('sysconfig_platform')}, {v.value('pointer_bits')}-bit"
+        + (", free-threaded" if v.value("free_threaded") else "")
         + f"), {env}",
-        f"executable: {v.get('executable')}",
-        f"encodings: filesystem {v.get('filesystem_encoding')}, locale {v.get('locale_encoding')}"
-        + (", UTF-8 mode" if v.get("utf8_mode") else "")
+        f"executable: {v.value('executable')}",
+        f"encodings: filesystem {v.value('filesystem_encoding')}, "
+        f"locale {v.value('locale_encoding')}"
+        + (", UTF-8 mode" if v.value("utf8_mode") else "")
         + (
-            f", ANSI code page {v['windows_code_pages']['ansi']}"
-            if v.get("windows_code_pages")
+            f", ANSI code page {v.mapping('windows_code_pages').value('ansi')}"
+            if v.value("windows_code_pages")
             else ""
         ),
     ]
     return lines
 
 
-def _emulation(v: dict[str, Any]) -> list[str]:
-    if v.get("emulated") is True:
-        return [
-            f"EMULATED: {v.get('process_arch')} process on {v.get('native_arch')} ({v.get('emulator')})"
-        ]
-    if v.get("emulated") is False:
-        return [f"native {v.get('process_arch')} process (machine: {v.get('native_arch')})"]
+def _emulation(v: Fields) -> list[str]:
+    process, native = v.value("process_arch"), v.value("native_arch")
+    if v.value("emulated") is True:
+        return [f"EMULATED: {process} process on {native} ({v.value('emulator')})"]
+    if v.value("emulated") is False:
+        return [f"native {process} process (machine: {native})"]
     return ["could not tell"]
 
 
-def _installs(v: dict[str, Any]) -> list[str]:
-    lines = []
-    dists = v.get("distributions", [])
-    if not dists:
-        lines.append("no onnxruntime flavour installed")
-    for d in dists:
-        keys = d.get("key_files", [])
-        states: dict[str, int] = {}
-        for k in keys:
-            states[k.get("status", "?")] = states.get(k.get("status", "?"), 0) + 1
-        state_text = ", ".join(f"{n} {s}" for s, n in sorted(states.items()))
-        era = f", {d['era']}" if d.get("era") else ""
-        lines.append(
-            f"{d.get('name')} {d.get('version')}{era} in {d.get('location_kind')} "
-            f"[{d.get('installer') or 'no INSTALLER'}]; key files: {state_text or 'none'}"
-        )
-    for module, found in sorted((v.get("would_import") or {}).items()):
-        if found.get("found"):
-            owners = ", ".join(found.get("owners") or []) or "no owner"
-            lines.append(f"import {module} -> {found.get('path')} ({owners})")
+def _distribution(d: Fields) -> str:
+    states: dict[str, int] = {}
+    for k in d.records("key_files"):
+        status = str(k.value("status", "?"))
+        states[status] = states.get(status, 0) + 1
+    state_text = ", ".join(f"{n} {s}" for s, n in sorted(states.items()))
+    era = f", {d.value('era')}" if d.value("era") else ""
+    return (
+        f"{d.value('name')} {d.value('version')}{era} in {d.value('location_kind')} "
+        f"[{d.value('installer') or 'no INSTALLER'}]; key files: {state_text or 'none'}"
+    )
+
+
+def _installs(v: Fields) -> list[str]:
+    dists = v.records("distributions")
+    lines = [] if dists else ["no onnxruntime flavour installed"]
+    lines += [_distribution(d) for d in dists]
+    for module, found in sorted(v.mapping("would_import").children(), key=lambda kv: kv[0]):
+        if found.value("found"):
+            owners = ", ".join(found.strings("owners")) or "no owner"
+            lines.append(f"import {module} -> {found.value('path')} ({owners})")
         else:
             lines.append(f"import {module} -> not found")
-    if v.get("leftovers"):
-        lines.append(f"leftovers: {len(v['leftovers'])}")
+    if v.value("leftovers"):
+        lines.append(f"leftovers: {len(v.elements('leftovers'))}")
     return lines
 
 
-def _bundled(v: dict[str, Any]) -> list[str]:
+def _hexagon(versions: tuple[Any, ...]) -> list[str] | str:
+    return [f"v{s}" for s in versions] or "none"
+
+
+def _bundled(v: Fields) -> list[str]:
     lines = []
-    for b in v.get("bundles", []):
+    for b in v.records("bundles"):
         lines.append(
-            f"{b.get('name')} {b.get('version')}: QNN {b.get('qnn_version') or '(version: see binary details)'}; "
-            f"stubs {[f'v{s}' for s in b.get('stub_hexagon_versions', [])] or 'none'}, "
-            f"skels {[f'v{s}' for s in b.get('skel_hexagon_versions', [])] or 'none'}"
+            f"{b.value('name')} {b.value('version')}: "
+            f"QNN {b.value('qnn_version') or '(version: see binary details)'}; "
+            f"stubs {_hexagon(b.elements('stub_hexagon_versions'))}, "
+            f"skels {_hexagon(b.elements('skel_hexagon_versions'))}"
         )
-        for folder in b.get("folders", []):
-            libs = folder.get("libraries", [])
-            machines = sorted({str(lib.get("machine")) for lib in libs if lib.get("machine")})
+        for folder in b.records("folders"):
+            libs = folder.records("libraries")
+            machines = sorted({str(lib.value("machine")) for lib in libs if lib.value("machine")})
             lines.append(
-                f"  {folder.get('role')}: {len(libs)} libraries ({', '.join(machines) or '-'})"
+                f"  {folder.value('role')}: {len(libs)} libraries ({', '.join(machines) or '-'})"
             )
     return lines or ["no onnxruntime-qnn libraries"]
 
 
-def _sdk(v: dict[str, Any]) -> list[str]:
+def _sdk(v: Fields) -> list[str]:
     lines = []
-    for root in v.get("roots", []):
-        version = (root.get("version") or {}).get("sdk_yaml") or (root.get("version") or {}).get(
-            "from_folder_name"
+    for root in v.records("roots"):
+        found = root.mapping("version")
+        version = found.value("sdk_yaml") or found.value("from_folder_name")
+        lines.append(
+            f"{root.value('path')} ({root.value('origin')}): version {version or 'unknown'}"
         )
-        lines.append(f"{root.get('path')} ({root.get('origin')}): version {version or 'unknown'}")
-    adsp = v.get("adsp_library_path") or {}
-    if adsp.get("set"):
-        lines.append(f"ADSP_LIBRARY_PATH={adsp.get('value')}")
+    adsp = v.mapping("adsp_library_path")
+    if adsp.value("set"):
+        lines.append(f"ADSP_LIBRARY_PATH={adsp.value('value')}")
     for variable in ("qnn_on_path", "qnn_on_ld_library_path"):
-        for entry in v.get(variable, []) or []:
-            lines.append(f"{variable[7:].upper()} has QNN libraries: {entry.get('path')}")
+        for entry in v.records(variable):
+            lines.append(f"{variable[7:].upper()} has QNN libraries: {entry.value('path')}")
     return lines or ["no system QNN SDK found"]
 
 
-def _soc(v: dict[str, Any]) -> list[str]:
+def _set_values(label: str, values: Fields) -> list[str]:
+    """``label: k=v, ...`` for the keys of ``values`` that are set; [] for none."""
+    if not any(value for _key, value in values.items()):
+        return []
+    return [f"{label}: " + ", ".join(f"{k}={val}" for k, val in values.items() if val)]
+
+
+def _npu_runtime(service: Fields) -> str:
+    versions = ", ".join(
+        f"{f.value('name')} {f.value('version') or '-'}"
+        for f in service.records("files")
+        if f.value("exists")
+    )
+    return f"NPU driver service {service.value('service')}: {versions or 'no runtime DLLs'}"
+
+
+def _gpu(gpu: Fields) -> str:
+    opencl = gpu.value("OpenCLDriverName")
+    if isinstance(opencl, list):
+        opencl = ", ".join(str(name) for name in opencl)
+    return f"GPU driver: {gpu.value('DriverDesc')} {gpu.value('DriverVersion')}, " + (
+        f"OpenCL driver {opencl}" if opencl else "no OpenCL driver registered"
+    )
+
+
+def _soc(v: Fields) -> list[str]:
     lines = []
-    if v.get("processor_name"):
-        lines.append(f"processor: {v['processor_name']}")
-    for driver in v.get("npu_drivers", []) or []:
-        lines.append(f"NPU driver: {driver.get('DriverDesc')} {driver.get('DriverVersion')}")
-    socinfo = v.get("socinfo") or {}
-    if any(socinfo.values()):
-        lines.append("socinfo: " + ", ".join(f"{k}={val}" for k, val in socinfo.items() if val))
-    if v.get("dsp_device_nodes"):
-        lines.append(f"DSP device nodes: {', '.join(v['dsp_device_nodes'])}")
-    for service in v.get("npu_runtime", []) or []:
-        versions = ", ".join(
-            f"{f.get('name')} {f.get('version') or '-'}"
-            for f in service.get("files", []) or []
-            if f.get("exists")
-        )
-        lines.append(
-            f"NPU driver service {service.get('service')}: {versions or 'no runtime DLLs'}"
-        )
-    for gpu in v.get("gpu_drivers", []) or []:
-        opencl = gpu.get("OpenCLDriverName")
-        if isinstance(opencl, list):
-            opencl = ", ".join(opencl)
-        lines.append(
-            f"GPU driver: {gpu.get('DriverDesc')} {gpu.get('DriverVersion')}, "
-            + (f"OpenCL driver {opencl}" if opencl else "no OpenCL driver registered")
-        )
+    if v.value("processor_name"):
+        lines.append(f"processor: {v.value('processor_name')}")
+    for driver in v.records("npu_drivers"):
+        lines.append(f"NPU driver: {driver.value('DriverDesc')} {driver.value('DriverVersion')}")
+    lines += _set_values("socinfo", v.mapping("socinfo"))
+    if v.value("dsp_device_nodes"):
+        nodes = ", ".join(str(node) for node in v.elements("dsp_device_nodes"))
+        lines.append(f"DSP device nodes: {nodes}")
+    lines += [_npu_runtime(service) for service in v.records("npu_runtime")]
+    lines += [_gpu(gpu) for gpu in v.records("gpu_drivers")]
     blocked = [
-        n.get("path") for n in v.get("fastrpc_access", []) or [] if n.get("accessible") is False
+        n.value("path") for n in v.records("fastrpc_access") if n.value("accessible") is False
     ]
     if blocked:
         lines.append(f"not accessible to this user: {', '.join(str(b) for b in blocked)}")
-    if (v.get("wsl") or {}).get("wsl"):
+    if v.mapping("wsl").value("wsl"):
         lines.append("running under WSL (no NPU access)")
-    props = v.get("android_properties") or {}
-    if any(props.values()):
-        lines.append("Android: " + ", ".join(f"{k}={val}" for k, val in props.items() if val))
-    for key, error in (v.get("errors") or {}).items():
+    lines += _set_values("Android", v.mapping("android_properties"))
+    for key, error in v.mapping("errors").items():
         lines.append(f"could not check {key}: {error}")
     return lines or ["no Qualcomm SoC identity found"]
 
 
-def _paths(v: dict[str, Any]) -> list[str]:
-    flagged = v.get("non_ascii", [])
-    lines = [f"{len(v.get('checked', []))} paths checked, {len(flagged)} with non-ASCII characters"]
-    lines += [f"{f.get('label')}: {f.get('path')}" for f in flagged[:6]]
+def _paths(v: Fields) -> list[str]:
+    flagged = v.elements("non_ascii")
+    lines = [
+        f"{len(v.elements('checked'))} paths checked, {len(flagged)} with non-ASCII characters"
+    ]
+    lines += [f"{f.value('label')}: {f.value('path')}" for f in v.records("non_ascii")[:6]]
     return lines
 
 
-def _binaries(v: dict[str, Any]) -> list[str]:
-    pe = v.get("pe", {})
+def _binaries(v: Fields) -> list[str]:
+    pe = v.mapping("pe")
     if not pe:
         return ["no PE libraries to read"]
     lines = [f"{len(pe)} PE files read"]
-    for dist, info in (v.get("qnn_versions") or {}).items():
-        if info.get("agree"):
-            lines.append(f"{dist}: bundled QNN {info.get('version')} (build {info.get('build')})")
+    for dist, info in v.mapping("qnn_versions").children():
+        if info.value("agree"):
+            lines.append(
+                f"{dist}: bundled QNN {info.value('version')} (build {info.value('build')})"
+            )
         else:
             lines.append(
-                f"{dist}: QNN DLL versions disagree: {', '.join(info.get('evidence', {}))}"
+                f"{dist}: QNN DLL versions disagree: {', '.join(info.mapping('evidence').keys())}"
             )
-    broken = [path for path, d in pe.items() if d.get("error")]
+    broken = [path for path, d in pe.children() if d.value("error")]
     if broken:
         lines.append(f"unreadable or truncated: {', '.join(broken[:4])}")
     return lines
 
 
-_SUMMARIZERS: dict[str, Callable[[dict[str, Any]], list[str]]] = {
+_SUMMARIZERS: dict[str, Callable[[Fields], list[str]]] = {
     "interpreter": _interpreter,
     "emulation": _emulation,
     "installs": _installs,
@@ -202,38 +224,37 @@ _SUMMARIZERS: dict[str, Callable[[dict[str, Any]], list[str]]] = {
 }
 
 
-def _flagged(report: dict[str, Any]) -> dict[str, str]:
+def _flagged(doc: ReportView) -> dict[str, str]:
     """probe key -> the worst severity (error or warning) of the findings citing it."""
     worst: dict[str, str] = {}
-    for finding in report.get("findings") or []:
-        severity = finding.get("severity")
-        if severity not in ("error", "warning"):
+    for finding in doc.findings:
+        if finding.severity not in ("error", "warning"):
             continue
-        for evidence in finding.get("evidence") or []:
-            key = str(evidence.get("fact", "")).split(".", 1)[0].split("[", 1)[0]
+        for evidence in finding.evidence:
+            key = evidence.fact.split(".", 1)[0].split("[", 1)[0]
             if worst.get(key) != "error":
-                worst[key] = severity
+                worst[key] = finding.severity
     return worst
 
 
 def sections(report: dict[str, Any]) -> list[Section]:
+    doc = view(report)
     result = []
-    flagged = _flagged(report)
+    flagged = _flagged(doc)
     for key, title in TITLES.items():
-        probe = (report.get("facts") or {}).get(key)
+        probe = doc.facts.get(key)
         if probe is None:
             continue
-        if probe.get("status") != "ok":
-            error = probe.get("error") or {}
-            text = f"could not check: {error.get('type', 'error')}: {error.get('message', '')}"
+        if probe.status != "ok":
+            kind, message = (
+                (probe.error.type, probe.error.message) if probe.error else ("error", "")
+            )
+            text = f"could not check: {kind}: {message}"
             result.append(Section(key, title, False, (text,)))
             continue
-        try:
-            lines = _SUMMARIZERS[key](probe.get("values") or {})
-        except Exception as exc:
-            lines = [f"(could not summarise: {type(exc).__name__}: {exc})"]
+        lines = _SUMMARIZERS[key](probe.values)
         result.append(Section(key, title, True, tuple(lines), flagged.get(key)))
-    if report.get("inventory"):
+    if doc.inventory:
         result.append(Section("inventory", "QNN EP sources", True, tuple(inventory_lines(report))))
     return result
 
@@ -241,97 +262,99 @@ def sections(report: dict[str, Any]) -> list[Section]:
 def inventory_lines(report: dict[str, Any]) -> list[str]:
     """One line per QNN EP source: what it is, and whether it is the one used."""
     lines = []
-    for item in report.get("inventory") or []:
-        kind = item.get("kind")
-        if kind == "python-package":
+    for item in view(report).inventory:
+        if item.kind == "python-package":
             state = (
                 "loaded by this interpreter"
-                if item.get("loaded_by_this_interpreter")
-                else f"shadowed by {', '.join(item.get('shadowed_by') or []) or 'another copy'}"
+                if item.loaded_by_this_interpreter
+                else f"shadowed by {', '.join(item.shadowed_by) or 'another copy'}"
             )
-            qnn = f", QNN {item['qnn_version']}" if item.get("qnn_version") else ""
-            lines.append(f"{item.get('name')} {item.get('version')}{qnn}: {state}")
-        elif kind == "qnn-sdk":
-            via = ", ".join(item.get("on_loader_path") or [])
+            qnn = f", QNN {item.qnn_version}" if item.qnn_version else ""
+            lines.append(f"{item.name} {item.version}{qnn}: {state}")
+        elif item.kind == "qnn-sdk":
+            via = ", ".join(item.on_loader_path)
             lines.append(
-                f"QNN SDK {item.get('version') or '?'} at {item.get('path')}: "
+                f"QNN SDK {item.version or '?'} at {item.path}: "
                 + (f"on {via}, can shadow the bundled QNN" if via else "not on the loader path")
             )
         else:
-            lines.append(f"{kind}: {item.get('path')}")
+            lines.append(f"{item.kind}: {item.path}")
     return lines
 
 
 def counts(report: dict[str, Any]) -> dict[str, int]:
+    """Findings per severity (a finding of no or an unknown severity counts under its own key)."""
     result = {"error": 0, "warning": 0, "info": 0}
-    for finding in report.get("findings", []):
-        result[finding["severity"]] = result.get(finding["severity"], 0) + 1
+    for finding in view(report).findings:
+        result[finding.severity] = result.get(finding.severity, 0) + 1
     return result
 
 
 def smoke_title(report: dict[str, Any]) -> str:
     """ "HTP smoke session", or the backend the session really used ("GPU ...")."""
-    backend = (report.get("smoke") or {}).get("backend")
-    return f"{str(backend).upper()} smoke session" if backend else "Smoke session"
+    smoke = view(report).smoke
+    backend = smoke.backend if smoke else None
+    return f"{backend.upper()} smoke session" if backend else "Smoke session"
 
 
 def smoke_line(report: dict[str, Any]) -> str:
-    smoke = report.get("smoke")
+    smoke = view(report).smoke
     if smoke is None:
         return "not run"
-    text = f"{smoke.get('status')} ({smoke.get('backend')} backend"
-    if smoke.get("duration_s") is not None:
-        text += f", {smoke['duration_s']} s"
+    text = f"{smoke.status} ({smoke.backend} backend"
+    if smoke.duration_s is not None:
+        text += f", {smoke.duration_s} s"
     text += ")"
-    child = smoke.get("child") or {}
-    if smoke.get("status") == "passed":
-        text += f": {child.get('path')}, output matched, all nodes on QNN"
-    if smoke.get("reason"):
-        text += f": {smoke['reason']}"
+    if smoke.status == "passed":
+        text += f": {smoke.child.value('path')}, output matched, all nodes on QNN"
+    if smoke.reason:
+        text += f": {smoke.reason}"
     return text
+
+
+def _emulated_lines(rec: Recommendation) -> list[str]:
+    emulation = rec.emulation
+    native = emulation.mapping("native_arm64")
+    lines = [
+        f"emulation: {emulation.value('verdict')}",
+        f"native ARM64 Python {native.value('python')} "
+        f"with onnxruntime-qnn {native.value('version')}:",
+    ]
+    lines += [f"  {c}" for c in rec.commands]
+    if emulation.value("this_interpreter_commands"):
+        lines.append("or, in this emulated x64 Python:")
+        lines += [f"  {c}" for c in emulation.elements("this_interpreter_commands")]
+    return lines
+
+
+def _ok_lines(rec: Recommendation) -> list[str]:
+    lines = [
+        f"onnxruntime-qnn {rec.version} ({rec.era}, bundled QNN "
+        f"{rec.bundled_qnn or 'unknown'})"
+        + (": already installed" if rec.already_installed else "")
+    ]
+    lines += [f"  {c}" for c in rec.commands]
+    for verdict in rec.ruled_out[:5]:
+        detail = verdict.reasons[0].detail if verdict.reasons else None
+        lines.append(f"  not {verdict.version}: {detail}")
+    if len(rec.ruled_out) > 5:
+        lines.append(f"  ... {len(rec.ruled_out) - 5} more newer releases ruled out")
+    lines += [f"  better: {a.change} -> onnxruntime-qnn {a.version}" for a in rec.alternatives]
+    lines += [f"  measured: {e.text}" for e in rec.local_evidence[:5]]
+    return lines
 
 
 def recommendation_lines(report: dict[str, Any]) -> list[str]:
     """The resolver's answer in a few lines (details: `qnndoctor recommend`)."""
-    rec = report.get("recommendation")
-    if not rec:
+    rec = view(report).recommendation
+    if rec is None:
         return ["not available"]
-    status = rec.get("status")
-    emulation = rec.get("emulation") or {}
-    if emulation.get("native_arm64", {}).get("commands"):
-        native = emulation["native_arm64"]
-        lines = [
-            f"emulation: {emulation.get('verdict')}",
-            f"native ARM64 Python {native.get('python')} with onnxruntime-qnn {native.get('version')}:",
-        ]
-        lines += [f"  {c}" for c in rec.get("commands", [])]
-        if emulation.get("this_interpreter_commands"):
-            lines.append("or, in this emulated x64 Python:")
-            lines += [f"  {c}" for c in emulation["this_interpreter_commands"]]
-        return lines
-    if status == "ok":
-        lines = [
-            f"onnxruntime-qnn {rec.get('version')} ({rec.get('era')}, bundled QNN "
-            f"{rec.get('bundled_qnn') or 'unknown'})"
-            + (": already installed" if rec.get("already_installed") else "")
-        ]
-        lines += [f"  {c}" for c in rec.get("commands", [])]
-        for verdict in rec.get("ruled_out", [])[:5]:
-            first = (verdict.get("reasons") or [{}])[0]
-            lines.append(f"  not {verdict.get('version')}: {first.get('detail')}")
-        if len(rec.get("ruled_out", [])) > 5:
-            lines.append(f"  ... {len(rec['ruled_out']) - 5} more newer releases ruled out")
-        lines += [
-            f"  better: {a['change']} -> onnxruntime-qnn {a['version']}"
-            for a in rec.get("alternatives", [])
-        ]
-        lines += [f"  measured: {e['text']}" for e in rec.get("local_evidence", [])[:5]]
-        return lines
-    if status == "nothing-fits":
+    if rec.emulation.mapping("native_arm64").value("commands"):
+        return _emulated_lines(rec)
+    if rec.status == "ok":
+        return _ok_lines(rec)
+    if rec.status == "nothing-fits":
         lines = ["no onnxruntime-qnn release works for this interpreter"]
-        lines += [
-            f"  instead: {a['change']} -> onnxruntime-qnn {a['version']}"
-            for a in rec.get("alternatives", [])
-        ]
+        lines += [f"  instead: {a.change} -> onnxruntime-qnn {a.version}" for a in rec.alternatives]
         return lines
-    return [f"{status}: {rec.get('reason') or '; '.join(rec.get('notes', []))}"]
+    return [f"{rec.status}: {rec.reason or '; '.join(rec.notes)}"]

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..matrixdata import Matrix
+from .view import ReportView, view
 
 
 def matrix_identity(matrix: Matrix) -> dict[str, Any]:
@@ -27,76 +28,58 @@ def matrix_identity(matrix: Matrix) -> dict[str, Any]:
     }
 
 
-def _finding_ids(document: Mapping[str, Any]) -> dict[str, str]:
-    found = document.get("findings")
-    if not isinstance(found, list):
-        return {}
-    return {
-        str(f.get("id")): str(f.get("title"))
-        for f in found
-        if isinstance(f, Mapping) and f.get("id") is not None
-    }
+def _finding_ids(doc: ReportView) -> dict[str, str]:
+    return {f.id: f.title for f in doc.findings if f.id}
 
 
-def _section(document: Mapping[str, Any], key: str) -> Mapping[str, Any]:
-    value = document.get(key)
-    return value if isinstance(value, Mapping) else {}
+def _recommended(doc: ReportView) -> str | None:
+    return doc.recommendation.version if doc.recommendation else None
 
 
 def changes(then: Mapping[str, Any], now: Mapping[str, Any]) -> dict[str, Any]:
     """What differs between a saved report (``then``) and its re-diagnosis
     (``now``). Missing keys in an old report read as unknown (None)."""
-    before, after = _finding_ids(then), _finding_ids(now)
-    matrix_then, matrix_now = _section(then, "matrix"), _section(now, "matrix")
-    recommended_then = _section(then, "recommendation").get("version")
-    recommended_now = _section(now, "recommendation").get("version")
-    tool_then = _section(then, "tool").get("version")
-    tool_now = _section(now, "tool").get("version")
-    same_matrix = matrix_then.get("sha256") is not None and matrix_then.get(
-        "sha256"
-    ) == matrix_now.get("sha256")
+    old, new = view(then), view(now)
+    before, after = _finding_ids(old), _finding_ids(new)
+    same_matrix = old.matrix.sha256 is not None and old.matrix.sha256 == new.matrix.sha256
     return {
-        "report_created": then.get("created"),
+        "report_created": old.created,
         "appeared": [{"id": i, "title": t} for i, t in after.items() if i not in before],
         "vanished": [{"id": i, "title": t} for i, t in before.items() if i not in after],
-        "recommended": {"then": recommended_then, "now": recommended_now},
+        "recommended": {"then": _recommended(old), "now": _recommended(new)},
         "matrix": {
-            "then": {k: matrix_then.get(k) for k in ("generated", "sha256")},
-            "now": {k: matrix_now.get(k) for k in ("generated", "sha256")},
+            "then": {"generated": old.matrix.generated, "sha256": old.matrix.sha256},
+            "now": {"generated": new.matrix.generated, "sha256": new.matrix.sha256},
             "same": same_matrix,
         },
-        "qnndoctor": {"then": tool_then, "now": tool_now},
+        "qnndoctor": {"then": old.tool.version, "now": new.tool.version},
     }
 
 
 def change_lines(document: Mapping[str, Any]) -> list[str]:
     """The ``changes_since_report`` section as lines for the text and Markdown renderers."""
-    diff = document.get("changes_since_report")
-    if not isinstance(diff, Mapping):
+    diff = view(document).changes_since_report
+    if diff is None:
         return []
-    lines = []
-    for item in diff.get("appeared") or ():
-        lines.append(f"new finding: {item['title']} ({item['id']})")
-    for item in diff.get("vanished") or ():
-        lines.append(f"gone: {item['title']} ({item['id']})")
-    if not diff.get("appeared") and not diff.get("vanished"):
+    lines = [f"new finding: {item.title} ({item.id})" for item in diff.appeared]
+    lines += [f"gone: {item.title} ({item.id})" for item in diff.vanished]
+    if not diff.appeared and not diff.vanished:
         lines.append("the same findings as in the saved report")
-    rec = diff.get("recommended") or {}
-    if rec.get("then") != rec.get("now"):
-        lines.append(f"recommended then: {rec.get('then')}, now: {rec.get('now')}")
+    rec = diff.recommended
+    if rec.then != rec.now:
+        lines.append(f"recommended then: {rec.then}, now: {rec.now}")
     else:
-        lines.append(f"recommended version unchanged: {rec.get('now')}")
-    matrix = diff.get("matrix") or {}
-    then, now = matrix.get("then") or {}, matrix.get("now") or {}
-    if matrix.get("same"):
-        lines.append(f"the same matrix (generated {now.get('generated')})")
+        lines.append(f"recommended version unchanged: {rec.now}")
+    then, now = diff.matrix.then, diff.matrix.now
+    if diff.matrix.same:
+        lines.append(f"the same matrix (generated {now.generated})")
     else:
         lines.append(
-            f"matrix then: generated {then.get('generated') or 'unknown'} "
-            f"(sha256 {str(then.get('sha256') or 'unknown')[:12]}), now: generated "
-            f"{now.get('generated') or 'unknown'} (sha256 {str(now.get('sha256'))[:12]})"
+            f"matrix then: generated {then.generated or 'unknown'} "
+            f"(sha256 {str(then.sha256 or 'unknown')[:12]}), now: generated "
+            f"{now.generated or 'unknown'} (sha256 {str(now.sha256)[:12]})"
         )
-    tool = diff.get("qnndoctor") or {}
-    if tool.get("then") != tool.get("now"):
-        lines.append(f"qnndoctor then: {tool.get('then')}, now: {tool.get('now')}")
+    tool = diff.qnndoctor
+    if tool.then != tool.now:
+        lines.append(f"qnndoctor then: {tool.then}, now: {tool.now}")
     return lines

@@ -451,3 +451,30 @@ def test_unparsed_rows_equal_parsed_rows(real: dict[str, Path]) -> None:
     expected = [r for r in parsed_rows if str(r.created) >= "2026-10-15"]
     assert [r for r in kept if isinstance(r, Row)] == expected
     assert len(expected) < len(kept)
+
+
+def test_wrong_typed_facts_give_a_row_not_a_traceback(
+    cli: Cli, real: dict[str, Path], tmp_path: Path
+) -> None:
+    """Damaged or hand-edited tickets whose facts hold values of the wrong
+    JSON type are read and re-diagnosed like any other (an interpreter probe
+    whose values are a list was an AttributeError that ended the whole run)."""
+    good = json.loads(real["healthy"].read_bytes())
+    corruptions: dict[str, Callable[[dict[str, Any]], object]] = {
+        "values-list": lambda f: f["interpreter"].update(values=[1]),
+        "markers": lambda f: f["interpreter"]["values"].update(marker_environment=[1]),
+        "version-info": lambda f: f["interpreter"]["values"].update(version_info=3),
+        "devices": lambda f: f["soc"]["values"].update(npu_devices={"a": 1}),
+        "dists": lambda f: f["installs"]["values"].update(distributions=[1, {"version": 2}]),
+        "would-import": lambda f: f["installs"]["values"].update(would_import=[1]),
+        "soc-values": lambda f: f["soc"].update(values="x"),
+    }
+    for name, corrupt in corruptions.items():
+        document = json.loads(json.dumps(good))
+        corrupt(document["facts"])
+        (tmp_path / f"{name}.json").write_text(json.dumps(document), encoding="utf-8")
+    result = cli("fleet", str(tmp_path), "--json", "--jobs", "1")
+    summary = json.loads(result.out)
+    _validate(summary)
+    assert result.code in (0, 1), result.err
+    assert summary["tickets"]["readable"] == len(corruptions), summary["unreadable"]

@@ -446,9 +446,10 @@ def test_npu_device_status_and_problem_codes(monkeypatch: pytest.MonkeyPatch) ->
     out = soc.run(Context())
     assert out.values["npu_devices"][0]["started"] is True
     assert out.values["errors"] == {}
+    from qnndoctor.facts.reading import Fields
     from qnndoctor.render.summary import _soc
 
-    lines = _soc(out.values)
+    lines = _soc(Fields.of(out.values))
     assert (
         "GPU driver: Qualcomm(R) Adreno(TM) X1-85 GPU 31.0.101.0, no OpenCL driver registered"
         in lines
@@ -456,7 +457,7 @@ def test_npu_device_status_and_problem_codes(monkeypatch: pytest.MonkeyPatch) ->
     with_cl = dict(gpu, OpenCLDriverName=["qcclx8380.dll"])
     assert (
         "GPU driver: Qualcomm(R) Adreno(TM) X1-85 GPU 31.0.101.0, OpenCL driver qcclx8380.dll"
-        in _soc({"gpu_drivers": [with_cl]})
+        in _soc(Fields.of({"gpu_drivers": [with_cl]}))
     )
     # Without the seams, on this Linux machine: each Windows query is one error entry.
     monkeypatch.undo()

@@ -11,13 +11,14 @@ import json
 import sys
 import types
 import typing
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import qnndoctor
-from qnndoctor.render import markdown, text
+from qnndoctor.render import markdown, summary, text
 from qnndoctor.report import view as reportview
 from qnndoctor.report.view import NESTED_FIELDS, ReportView, view
 
@@ -48,7 +49,8 @@ def _schema_types(node: dict[str, Any]) -> set[str]:
     kind = node.get("type")
     if kind is None:
         return {"any"}
-    return set(kind) if isinstance(kind, list) else {kind}
+    kinds = set(kind) if isinstance(kind, list) else {kind}
+    return kinds | {"integer"} if "number" in kinds else kinds  # an integer is a number
 
 
 def _view_types(hint: Any) -> set[str]:
@@ -63,6 +65,12 @@ def _view_types(hint: Any) -> set[str]:
         return {"string"}
     if hint is bool:
         return {"boolean"}
+    if hint is int:
+        return {"integer"}
+    if hint is float:
+        return {"number"}
+    if typing.get_origin(hint) is Mapping:
+        return {"object"}
     if typing.get_origin(hint) is tuple:
         return {"array"}
     if dataclasses.is_dataclass(hint):
@@ -78,6 +86,11 @@ def test_every_view_class_mirrors_a_schema_part() -> None:
         "Fix",
         "Evidence",
         "SkippedCheck",
+        "Probe",
+        "Smoke",
+        "Recommendation",
+        "InventoryItem",
+        "Changes",
     }
     for cls in VIEW_CLASSES:
         node = _resolve(cls.SCHEMA)  # every view class names the schema part it mirrors
@@ -104,7 +117,8 @@ def test_every_view_class_mirrors_a_schema_part() -> None:
         if cls is not ReportView:  # the report: only the parts renderers show (below)
             missing = set(node.get("required", [])) - {f.name for f in dataclasses.fields(cls)}
             assert not missing, f"{cls.__name__} lacks required schema properties {missing}"
-    shown = {"tool", "target", "findings", "skipped_checks", "redacted"}
+    shown = {"tool", "target", "findings", "skipped_checks", "redacted", "facts", "smoke"}
+    shown |= {"recommendation", "inventory", "changes_since_report"}
     assert shown <= {f.name for f in dataclasses.fields(ReportView)}
 
 
@@ -149,24 +163,40 @@ def test_the_view_of_real_reports_holds_what_they_hold(real_reports: list[dict[s
     assert with_fix, "the reports checked hold no fix"
 
 
-# Corrupt parts only the view reads: the text and Markdown renderers must cope.
-# (render/summary.py, which builds the sections, the counts and the smoke and
-# recommendation lines, still reads the dict itself and is not ported yet.)
+# Corrupt parts of a ticket: the view gives defaults and the text and Markdown
+# renderers (render/summary.py included: sections, counts, smoke and
+# recommendation lines all read the view) must cope.
 RENDERED_CORRUPTIONS = [
     lambda d: [f.update(fix={"text": 5, "commands": [1, None, "ok"]}) for f in d["findings"]],
     lambda d: [f.update(fix=["x"], title=None, explanation=3, id=[]) for f in d["findings"]],
     lambda d: d.update(tool=None, target="x", skipped_checks=[{"rule": None}, 7], redacted="yes"),
     lambda d: d.update(changes_since_report={"report_created": 12}),
-]
-VIEW_CORRUPTIONS = [
-    *RENDERED_CORRUPTIONS,
+    lambda d: [f.pop("severity") for f in d["findings"]],  # was a KeyError in summary.counts
     lambda d: [f.update(evidence=[None, {"fact": 1, "value": "v"}, "x"]) for f in d["findings"]],
     lambda d: d.update(findings={"a": 1}, skipped_checks=7),
     lambda d: [f.update(severity=3, evidence="no") for f in d["findings"]],
+    lambda d: d.update(findings=[1, "x", None]),
+    lambda d: d.update(smoke="x", recommendation=[1], inventory={"kind": "x"}),
+    lambda d: d.update(
+        smoke={"status": 5, "duration_s": "1", "child": 7, "backend": ["htp"]},
+        recommendation={"status": "ok", "ruled_out": [1, {"reasons": "x"}], "alternatives": [{}]},
+        inventory=[1, {"kind": 5, "shadowed_by": "a"}, {"kind": "qnn-sdk", "on_loader_path": 3}],
+    ),
+    lambda d: d.update(
+        recommendation={"status": None, "emulation": {"native_arm64": {"commands": "x"}}}
+    ),
+    lambda d: d.update(facts={"soc": "x", "interpreter": {"status": "error", "error": "x"}}),
+    lambda d: d["facts"].update({k: {"status": "ok", "values": [1]} for k in d["facts"]}),
+    lambda d: d["facts"]["installs"]["values"].update(distributions=[1], would_import=[1]),
+    lambda d: d.update(  # a changed finding without a title was a KeyError in change_lines
+        changes_since_report={"appeared": [{"id": 1}, 5], "vanished": "x", "matrix": []}
+    ),
+]
+VIEW_CORRUPTIONS = [
+    *RENDERED_CORRUPTIONS,
     lambda d: [
         f.pop(k) for f in d["findings"] for k in ("id", "severity", "title", "explanation", "fix")
     ],
-    lambda d: d.update(findings=[1, "x", None]),
 ]
 
 
@@ -185,6 +215,12 @@ def test_a_corrupt_report_gives_defaults_in_the_view(
             isinstance(f.fix.text, str) and all(isinstance(c, str) for c in f.fix.commands)
         )
     assert doc.report_created is None or isinstance(doc.report_created, str)
+    for probe in doc.facts.values():
+        assert isinstance(probe.status, str) and isinstance(probe.values.data, Mapping)
+    assert doc.smoke is None or doc.smoke.status is None or isinstance(doc.smoke.status, str)
+    assert all(item.kind is None or isinstance(item.kind, str) for item in doc.inventory)
+    rec = doc.recommendation
+    assert rec is None or all(isinstance(c, str) for c in rec.commands)
     assert doc.redacted in (True, False) and (
         doc.tool.version is None or isinstance(doc.tool.version, str)
     )
@@ -204,3 +240,97 @@ def test_a_corrupt_report_renders_without_a_traceback(
 def test_a_report_that_is_not_a_mapping_gives_an_empty_view() -> None:
     doc = view([])  # type: ignore[arg-type]
     assert doc.findings == () and doc.tool.version is None and doc.redacted is False
+
+
+def test_a_finding_without_severity_is_counted_not_a_traceback(
+    real_reports: list[dict[str, Any]],
+) -> None:
+    """A hand-edited ticket whose findings lost their severity: summary.counts
+    raised KeyError, so neither renderer could show it."""
+    document = copy.deepcopy(real_reports[1])
+    assert document["findings"]
+    for f in document["findings"]:
+        del f["severity"]
+    assert summary.counts(document) == {
+        "error": 0,
+        "warning": 0,
+        "info": 0,
+        "": len(document["findings"]),
+    }
+    plain, md = _render(document)
+    assert "0 error(s), 0 warning(s), 0 info" in plain and "**Result:** 0 error(s)" in md
+
+
+# Values of the types real reports hold, for the branches a Linux machine's
+# report does not reach (Windows NPU and GPU drivers, an SDK, PE files, ...).
+RICH_VALUES: dict[str, dict[str, Any]] = {
+    "interpreter": {"free_threaded": True, "windows_code_pages": {"ansi": 1252}, "conda": "x"},
+    "emulation": {"emulated": True, "emulator": "xtajit64", "process_arch": "AMD64"},
+    "soc": {
+        "processor_name": "Snapdragon(R) X Elite",
+        "npu_drivers": [{"DriverDesc": "Hexagon NPU", "DriverVersion": "30.0"}],
+        "socinfo": {"soc_id": "555", "machine": None},
+        "dsp_device_nodes": ["/dev/fastrpc-cdsp"],
+        "npu_runtime": [{"service": "s", "files": [{"name": "QnnHtp.dll", "exists": True}]}],
+        "gpu_drivers": [{"DriverDesc": "Adreno", "OpenCLDriverName": ["a.dll", "b.dll"]}],
+        "fastrpc_access": [{"path": "/dev/fastrpc-cdsp", "accessible": False}],
+        "wsl": {"wsl": True},
+        "android_properties": {"ro.soc.model": "SM8650"},
+        "errors": {"npu": "timed out"},
+    },
+    "qnn_sdk": {
+        "roots": [{"path": "/opt/qnn", "origin": "o", "version": {"sdk_yaml": "2.28"}}],
+        "adsp_library_path": {"set": True, "value": "/opt/dsp"},
+        "qnn_on_path": [{"path": "/opt/qnn/lib"}],
+    },
+    "paths": {"non_ascii": [{"label": "home", "path": "/home/\u00fc"}]},
+    "binaries": {
+        "pe": {"a.dll": {"machine": "ARM64"}, "b.dll": {"error": "truncated"}},
+        "qnn_versions": {"d": {"agree": True, "version": "2.28"}, "e": {"evidence": {"x": 1}}},
+    },
+}
+BAD_VALUES: list[Any] = [None, 5, "x", [1, "a", None], {"a": 1}]
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = (), depth: int = 3) -> list[tuple[Any, ...]]:
+    """Where a value can be replaced: object keys and a list's first item, ``depth`` deep."""
+    if depth == 0:
+        return []
+    inner: list[tuple[Any, ...]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            inner += [(*prefix, key), *_paths(item, (*prefix, key), depth - 1)]
+    elif isinstance(value, list) and value:
+        inner += [(*prefix, 0), *_paths(value[0], (*prefix, 0), depth - 1)]
+    return inner
+
+
+def test_every_probe_value_of_a_wrong_type_summarises_without_a_traceback(
+    real_reports: list[dict[str, Any]],
+) -> None:
+    """Every value the summary reads (three levels into each probe's values,
+    real and Windows-shaped), replaced by each wrong JSON type: the section
+    still summarises, and the other sections do not change."""
+    document = copy.deepcopy(real_reports[0])
+    for key, values in RICH_VALUES.items():
+        document["facts"][key]["values"].update(copy.deepcopy(values))
+    before = {s.key: s for s in summary.sections(document)}
+    assert "could not summarise" not in repr(before)
+    tried = 0
+    for key in summary.TITLES:
+        for path in _paths(document["facts"][key]["values"]):
+            for bad in BAD_VALUES:
+                corrupt = {**document, "facts": dict(document["facts"])}
+                corrupt["facts"][key] = copy.deepcopy(document["facts"][key])
+                node = corrupt["facts"][key]["values"]
+                for part in path[:-1]:
+                    node = node[part]
+                node[path[-1]] = bad
+                after = {s.key: s for s in summary.sections(corrupt)}
+                assert after[key].ok and all(isinstance(line, str) for line in after[key].lines)
+                assert not any("could not summarise" in line for line in after[key].lines)
+                assert {k: s for k, s in after.items() if k != key} == {
+                    k: s for k, s in before.items() if k != key
+                }, (key, path, bad)
+                tried += 1
+    assert tried > 500, tried

@@ -109,3 +109,34 @@ def test_schema_states_its_compatibility_rule() -> None:
     for key in ("changes_since_report", "summary_markdown"):
         assert key in schema["properties"]
     assert {"generated", "sha256"} <= schema["properties"]["matrix"]["properties"].keys()
+
+
+# Parts of a ticket's facts that the re-diagnosis and the renderers read, each
+# of a wrong JSON type (a hand-edited or damaged ticket): check --from-report
+# renders every format, never a traceback. would_import as a list was an
+# AttributeError in report/inventory.py.
+WRONG_FACTS: dict[str, Callable[[dict[str, Any]], object]] = {
+    "would_import": lambda f: f["installs"]["values"].update(would_import=[1, "x"]),
+    "distributions": lambda f: f["installs"]["values"].update(distributions=[1, {"name": 2}]),
+    "leftovers": lambda f: f["installs"]["values"].update(leftovers="x", shared_files=[None]),
+    "sdk": lambda f: f["qnn_sdk"]["values"].update(roots=[1], qnn_on_path={"path": 1}),
+    "adsp": lambda f: f["qnn_sdk"]["values"].update(adsp_library_path=[True]),
+    "bundles": lambda f: f["qnn_bundled"]["values"].update(bundles=[{"folders": [5]}]),
+}
+
+
+def test_a_ticket_with_wrong_typed_facts_rediagnoses(cli: Cli, tmp_path: Path) -> None:
+    ticket = cli("check", "--no-smoke", "--json").json()
+    for name, corrupt in WRONG_FACTS.items():
+        document = json.loads(json.dumps(ticket))
+        corrupt(document["facts"])
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(document), encoding="utf-8")
+        now = cli("check", "--from-report", str(path), "--json")
+        assert now.code in (0, 1), (name, now.err)
+        validate_report(now.json())
+        assert isinstance(now.json()["inventory"], list)
+        for fmt in ("text", "markdown") if name == "would_import" else ():  # the renderers once
+            shown = cli("check", "--from-report", str(path), "--format", fmt)
+            assert shown.code == now.code, (name, fmt, shown.err)
+            assert "Since the saved report" in shown.out, (name, fmt)
