@@ -38,7 +38,7 @@ import string
 
 MIN_WIDTH, MAX_WIDTH = 40, 250
 MIN_BREAKS = 2
-MAX_LINES = 20_000
+MAX_LINES = 5_000
 _EARLY_SPACE = MIN_WIDTH  # a line with a space before this column breaks at any width
 
 
@@ -62,16 +62,22 @@ def width(lines: list[str]) -> int | None:
     (or are more than MAX_LINES: a pasted message is wrapped, a saved log is not)."""
     if len(lines) > MAX_LINES:
         return None
-    breakable = [len(line) for line in lines if _first_space(line) < min(_EARLY_SPACE, len(line))]
+    measured = [(len(line), _first_space(line)) for line in lines]
+    breakable = [length for length, space in measured if space < min(_EARLY_SPACE, length)]
     if not breakable:
         return None
     # The narrowest width at which no line has a space the wrap would have
     # broken it at: every line longer than it has its first space beyond it.
     wrap = max(breakable)
-    for length, space in sorted((len(line), _first_space(line)) for line in lines):
+    for length, space in sorted(measured):
         if length > wrap and space < wrap:
             wrap = length  # the shortest line that the width so far would have broken
     if not MIN_WIDTH <= wrap <= MAX_WIDTH:
+        return None
+    # a quick look first (a long log is no wrapped text): what shows a wrap
+    # (below) is a line shorter than the width by less than a short word
+    band = wrap - 1 - wrap // _SHORT_WORD
+    if sum(1 for length, _ in measured if band <= length < wrap) < MIN_BREAKS:
         return None
     breaks = _breaks(lines, wrap)
     # What shows a wrap: a line shorter than the width that ends because a short
@@ -110,20 +116,19 @@ def _breaks(lines: list[str], wrap: int) -> list[int]:
     """The indices of the lines that end only because their next line's first
     word would have crossed ``wrap``, or that are one word longer than ``wrap``
     (and whose next line does not begin a record like theirs)."""
-    return [
-        index
-        for index, (line, following) in enumerate(itertools.pairwise(lines))
-        if line.strip()
-        and following.strip()
-        and (
-            len(line) + 1 + _first_word(following) > wrap
-            if len(line) <= wrap
-            # a word longer than the width on a line of its own (textwrap's way),
-            # the rest of its line on the next one
-            else _first_space(line) == len(line) and not following[:1].isspace()
-        )
-        and not _alike(line, following)
-    ]
+    found: list[int] = []
+    for index, (line, following) in enumerate(itertools.pairwise(lines)):
+        length = len(line)
+        if length <= wrap:
+            if length + 1 + _first_word(following) <= wrap:
+                continue
+        # a word longer than the width on a line of its own (textwrap's way),
+        # the rest of its line on the next one
+        elif _first_space(line) < length or following[:1].isspace():
+            continue
+        if line.strip() and following.strip() and not _alike(line, following):
+            found.append(index)
+    return found
 
 
 def rejoined(text: str) -> str | None:

@@ -14,7 +14,7 @@ import pytest
 
 from qnndoctor.diagnosis import diagnose
 from qnndoctor.diagnosis.cleaning import clean_lines
-from qnndoctor.diagnosis.unwrap import rejoined, width
+from qnndoctor.diagnosis.unwrap import MAX_LINES, rejoined, width
 from qnndoctor.matrixdata import load_socs
 
 CORPUS = Path(__file__).parents[1] / "diagnosis_corpus"
@@ -95,3 +95,13 @@ def test_tiny_and_empty_texts_are_not_wrapped() -> None:
     assert rejoined("") is None
     assert rejoined("one line") is None
     assert rejoined("a\nb\nc") is None
+
+
+def test_a_long_log_is_never_taken_for_a_wrapped_text() -> None:
+    """A pasted message is wrapped, a saved log is not: past MAX_LINES lines
+    the shape is not even looked for (it would cost a look at every line)."""
+    wrapped = _wrapped(_case("runtime/dev-enum-api.json", "api-032")["text"], 80)
+    assert rejoined(wrapped) is not None
+    lines = wrapped.splitlines()
+    long_log = "\n".join(lines * (MAX_LINES // len(lines) + 1))
+    assert rejoined(long_log) is None
