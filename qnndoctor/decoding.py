@@ -21,6 +21,9 @@ _BOMS = (  # longest first: the UTF-32 LE mark begins with the UTF-16 LE one
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 _SAMPLE = 4096
+_NUL_SHARE = 0.4  # of a sample's characters with a NUL beside them: UTF-16 without a BOM
+_SHORT = 64  # characters: a sample with fewer must show the NULs nearly throughout
+_NUL_SHARE_SHORT = 0.9
 
 
 def encoding_of(raw: bytes) -> tuple[str, int]:
@@ -31,10 +34,14 @@ def encoding_of(raw: bytes) -> tuple[str, int]:
     sample = raw[:_SAMPLE]
     if len(sample) >= 4:
         even, odd = sample[0::2], sample[1::2]
-        # ASCII text in UTF-16: a NUL beside every character, on one side only.
-        if odd.count(0) > 0.4 * len(odd) and even.count(0) < 0.05 * len(even):
+        # ASCII text in UTF-16: a NUL beside every character, on one side only
+        # (beside most of them: other letters have no NUL). A short sample says
+        # little: it shows the NULs beside nearly every character or it is not
+        # taken for UTF-16 (4 bytes "x\0\1\2" are no text in any encoding).
+        share = _NUL_SHARE if len(odd) >= _SHORT else _NUL_SHARE_SHORT
+        if odd.count(0) > share * len(odd) and even.count(0) < 0.05 * len(even):
             return "utf-16-le", 0
-        if even.count(0) > 0.4 * len(even) and odd.count(0) < 0.05 * len(odd):
+        if even.count(0) > share * len(even) and odd.count(0) < 0.05 * len(odd):
             return "utf-16-be", 0
     return "utf-8", 0
 

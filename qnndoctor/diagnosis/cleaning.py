@@ -1,10 +1,13 @@
 """Cleaning a failure text's lines before any reader sees them: colour codes
-out, hex error codes read in decimal too, quote marks and a line-number
-gutter taken off, every line cut at ``MAX_LINE`` characters."""
+out, hex error codes read in decimal too, quote marks, a line-number gutter
+and Android logcat prefixes (``logcat``) taken off, every line cut at
+``MAX_LINE`` characters."""
 
 from __future__ import annotations
 
 import re
+
+from . import logcat
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _QUOTE = re.compile(r"^(?:> ?)+")  # Markdown quote markers, nested ones too
@@ -24,7 +27,8 @@ _last_clean: tuple[str, list[str]] | None = None  # one text is cleaned for seve
 
 def clean_lines(text: str) -> list[str]:
     """``text``'s lines as every reader sees them: colour codes out, hex codes
-    read in decimal too, quote marks and a line-number gutter taken off."""
+    read in decimal too, quote marks, a line-number gutter and logcat
+    prefixes taken off."""
     global _last_clean
     last = _last_clean
     if last is not None and last[0] is text:
@@ -49,6 +53,8 @@ def _cleaned(text: str) -> list[str]:
         lines = [_QUOTE.sub("", line, count=1) if line.startswith(">") else line for line in lines]
     if lines and _NUMBERED.match(lines[0]):
         lines = _unnumbered(lines)
+    if logcat.has_prefixes(lines):
+        lines = logcat.unprefixed(lines)
     return lines
 
 

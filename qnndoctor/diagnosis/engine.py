@@ -32,6 +32,7 @@ from .resemblance import (
     reads_like_failure,
 )
 from .severity import loud_match, loud_records, without_narration
+from .unwrap import rejoined
 
 MIN_SPECIFICITY = 3  # generic words alone (weight 1-2) never raise a candidate
 CORROBORATION = 1  # what each further matched pattern of a candidate adds
@@ -193,6 +194,7 @@ def _score(
     resemblance: Resemblance | None = None,
     literals: Literals | None = None,
     code: tuple[tuple[int, int], ...] = (),
+    rejoined: str | None = None,
 ) -> Candidate | Excluded | None:
     # Each pattern's own search, skipped when its literals are not in the text
     # (``literals``: of ``text``, shared by all signatures).
@@ -200,7 +202,7 @@ def _score(
     found = [
         (p, m)
         for p in signature.patterns
-        if p.may_match(literals) and (m := search(p.regex, text, literals, p.source))
+        if p.may_match(literals) and (m := _search(p, text, literals, rejoined))
     ]
     raising = sorted(((p, m) for p, m in found if not p.context), key=lambda pm: -pm[0].weight)
     by_text = (
@@ -283,6 +285,18 @@ def _score(
         first_at=raising[0][1].start() if raising and by_text else None,
         quiet=quiet,
     )
+
+
+def _search(
+    pattern: Pattern, text: str, literals: Literals, rejoined: str | None
+) -> re.Match[str] | None:
+    """``pattern``'s first match in ``text``, else (a text re-wrapped at a fixed
+    width: ``unwrap``) in ``rejoined``, the same text with its wraps joined
+    (positions are the same in both)."""
+    found = search(pattern.regex, text, literals, pattern.source)
+    if found is None and rejoined is not None:
+        found = search(pattern.regex, rejoined, literals, pattern.source)
+    return found
 
 
 def _only_code(
@@ -457,8 +471,11 @@ def score(
     excluded: list[Excluded] = []
     literals = Literals(fold(active))
     quoted_code = code_spans(active)  # a traceback's source lines: they raise nothing alone
+    joined = rejoined(active)  # a text re-wrapped at a fixed width, its wraps joined
     for signature in catalogue.signatures:
-        result = _score(signature, active, code, exception_type, facts, None, literals, quoted_code)
+        result = _score(
+            signature, active, code, exception_type, facts, None, literals, quoted_code, joined
+        )
         if isinstance(result, Candidate):
             candidates.append(result)
         elif isinstance(result, Excluded):
@@ -472,8 +489,9 @@ def score(
     # (severity); read once, and only when a comparison or a guess needs it.
     weak = max((c.matched_score for c in candidates), default=0) < WEAK_SCORE
     guessing = resemblance and weak
-    loud = loud_records(active) if candidates or guessing else ""
-    worded = without_narration(active, loud)
+    read = active if joined is None else joined  # a wrapped message's words together
+    loud = loud_records(read) if candidates or guessing else ""
+    worded = without_narration(read, loud)
     compared = compare(worded, catalogue.signatures) if candidates else None
     if compared is not None:
         candidates = _told_apart(candidates, compared)

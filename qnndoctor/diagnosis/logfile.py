@@ -9,8 +9,12 @@ answer says the rest was not read. Input that is not text (NUL bytes or
 mostly undecodable: a binary, an archive, random bytes) is refused from its
 first chunk with ``NotText`` instead of being diagnosed (50 MB of random
 bytes used to take 38 s and 626 MB and reported "facts" read from byte
-noise). Within text, a line that does not read as text (``readable``) is
-blanked before anything reads it.
+noise). That holds for a few bytes too: ``x\\0\\1\\2`` is refused, not read as
+UTF-16 (``decoding.encoding_of`` takes a short sample for BOM-less UTF-16
+only when NULs stand beside nearly every character). An empty input, a lone
+byte order mark and a character cut short at the end are no binary: they
+read as empty text, or as the text before the cut. Within text, a line that
+does not read as text (``readable``) is blanked before anything reads it.
 """
 
 from __future__ import annotations
@@ -59,7 +63,7 @@ def refusal(sample: str, source: str) -> str | None:
     share = noise(sample)
     if share > MAX_NOISE:
         nul = sample.count("\x00")
-        what = f"{nul} NUL bytes and " if nul else ""
+        what = f"{nul} NUL byte{'s' if nul != 1 else ''} and " if nul else ""
         return (
             f"{source} is not a text log: {what}{share:.0%} of its first "
             f"{len(sample):,} characters are control or undecodable bytes "
@@ -131,7 +135,8 @@ def read_log(
             size += len(chunk)
         else:
             compactor.feed(readable(chunk))
-    tail = decoder.decode(b"", final=True)
+    # a character cut short by the end of the input (or the cap) is no noise: left out
+    tail = decoder.decode(b"", final=True).rstrip("\ufffd")
     characters += len(tail)
     if compactor is None:
         whole = readable("".join(parts) + tail)

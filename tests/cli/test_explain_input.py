@@ -76,6 +76,18 @@ def test_nul_padded_text_is_refused_but_utf16_logs_are_read(tmp_path: Path) -> N
     assert json.loads(done.stdout)["candidates"]
 
 
+def test_four_bytes_of_binary_are_refused_like_a_big_binary(tmp_path: Path) -> None:
+    """``x\\0\\1\\2`` was read as UTF-16 text (NULs on one side) and diagnosed."""
+    tiny = tmp_path / "tiny.bin"
+    tiny.write_bytes(b"x\x00\x01\x02")
+    done = _run("--log", str(tiny))
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode().startswith(f"qnndoctor: error: {tiny} is not a text log: ")
+    as_json = _run("--json", "--log", "-", stdin=tiny.read_bytes())
+    assert as_json.returncode == 2
+    assert json.loads(as_json.stdout)["error"]["kind"] == "bad-input"
+
+
 class _Endless(io.RawIOBase):
     """A pipe whose writer never stops."""
 
