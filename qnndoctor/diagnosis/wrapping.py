@@ -17,6 +17,7 @@ from collections.abc import Iterator
 # form to compile: the catalogue's ~900 regexes compile in half the time of
 # "(?:[ \t]+(?:\r?\n[ \t]*)?|\r?\n[ \t]*)" (docs/speed.md).
 _WRAP_GAP = r"(?:\s(?<!\n\n)(?<!\n\r\n))+"
+WRAP_GAP = _WRAP_GAP  # what each wrapped space becomes (read by prefilter)
 
 
 def outside_classes(pattern: str) -> Iterator[tuple[int, str]]:
