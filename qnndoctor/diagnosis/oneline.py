@@ -95,33 +95,29 @@ def _consumes_newline(op: Any, av: Any, dotall: bool) -> bool:
 def _stays(items: Any, dotall: bool, multiline: bool) -> bool:
     """Whether parse-tree nodes never consume a line break nor read the end of
     the text differently from a line's end (see the module's docstring)."""
-    for op, av in items:
-        if op in (_sre.LITERAL, _sre.NOT_LITERAL, _sre.IN, _sre.ANY):
-            if _consumes_newline(op, av, dotall):
-                return False
-        elif op is _sre.AT:
-            if av is _sre.AT_END_STRING or (av is _sre.AT_END and not multiline):
-                return False
-        elif op is _sre.SUBPATTERN:
-            _group, add, remove, body = av
-            if (add | remove) & (re.DOTALL | re.MULTILINE) or not _stays(body, dotall, multiline):
-                return False  # scoped flags: not read here
-        elif op is _sre.BRANCH:
-            if not all(_stays(branch, dotall, multiline) for branch in av[1]):
-                return False
-        elif op in _REPEATS:
-            if not _stays(av[2], dotall, multiline):
-                return False
-        elif op in (_sre.ASSERT, _sre.ASSERT_NOT):
-            direction, body = av
-            if direction > 0 and not _stays(body, dotall, multiline):
-                return False  # a lookbehind reads what lies before: the same text
-        elif _ATOMIC is not None and op is _ATOMIC:
-            if not _stays(av, dotall, multiline):
-                return False
-        else:
-            return False  # back references, conditionals, anything not read here
-    return True
+    return all(_node_stays(op, av, dotall, multiline) for op, av in items)
+
+
+def _node_stays(op: Any, av: Any, dotall: bool, multiline: bool) -> bool:
+    if op in (_sre.LITERAL, _sre.NOT_LITERAL, _sre.IN, _sre.ANY):
+        return not _consumes_newline(op, av, dotall)
+    if op is _sre.AT:
+        return not (av is _sre.AT_END_STRING or (av is _sre.AT_END and not multiline))
+    if op is _sre.SUBPATTERN:
+        _group, add, remove, body = av
+        scoped = (add | remove) & (re.DOTALL | re.MULTILINE)  # scoped flags: not read here
+        return not scoped and _stays(body, dotall, multiline)
+    if op is _sre.BRANCH:
+        return all(_stays(branch, dotall, multiline) for branch in av[1])
+    if op in _REPEATS:
+        return _stays(av[2], dotall, multiline)
+    if op in (_sre.ASSERT, _sre.ASSERT_NOT):
+        direction, body = av
+        # a lookbehind reads what lies before the match: the same text either way
+        return direction < 0 or _stays(body, dotall, multiline)
+    if _ATOMIC is not None and op is _ATOMIC:
+        return _stays(av, dotall, multiline)
+    return False  # back references, conditionals, anything not read here
 
 
 def one_line(parsed: Any, flags: int) -> bool:
