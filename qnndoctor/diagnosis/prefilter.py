@@ -307,7 +307,10 @@ def plan(regex: re.Pattern[str], source: str = "") -> Plan:
     branches: tuple[Plan, ...] = ()
     plain_alternation = not (regex.flags & re.VERBOSE or _BACKREFERENCE.search(regex.pattern))
     if starts is None and plain_alternation:
-        texts = _top_level_branches(regex.pattern)
+        # An enclosing group is taken off only without groups to number: a
+        # branch compiled alone would number its groups from 1.
+        whole = _ungrouped(regex.pattern) if regex.groups == 0 else regex.pattern
+        texts = _top_level_branches(whole)
         if len(texts) > 1:
             try:
                 branches = tuple(plan(re.compile(t, regex.flags)) for t in texts)
@@ -333,6 +336,19 @@ def requirement_of(pattern: str, flags: int, source: str = "") -> Requirement:
 # \\1, (?P=name), (?(1)...): a branch alone would not mean what it means in the
 # whole; (?#...) may hold a "(" or "|" that the splitter would count.
 _BACKREFERENCE = re.compile(r"\\[1-9]|\(\?P=|\(\?\(|\(\?#")
+
+
+def _ungrouped(pattern: str) -> str:
+    """``pattern`` without a non-capturing group around all of it ("(?:A|B)" is
+    "A|B": its branches can then be planned one by one)."""
+    if not pattern.startswith("(?:"):
+        return pattern
+    depth = 0
+    for i, c in outside_classes(pattern):
+        depth += (c == "(") - (c == ")")
+        if depth == 0:
+            return pattern[3:-1] if i == len(pattern) - 1 else pattern
+    return pattern
 
 
 def _top_level_branches(pattern: str) -> list[str]:
