@@ -501,7 +501,9 @@ def _diagnose(
         message = f"--matrix: {exc}"
         document = error_document(message, target.to_json(), redact=options.redact)
         return CheckOutcome(document, None, CheckError("could-not-check", message))
-    for event in matrixdata.parsed_cache.events:  # a cache that could not help: --verbose
+    from .matrixdata import parsed_cache  # (imported by the first load of the matrix)
+
+    for event in parsed_cache.events:  # a cache that could not help: --verbose
         log(event)
     warnings = [] if matrix.socs else [f"matrix {matrix.source}"]
     warnings += [f"matrix: {note}" for note in matrix.notes]  # which matrix, and why

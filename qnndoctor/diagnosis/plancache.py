@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from . import prefilter
+from . import prefilter, wrapping
 from .prefilter import Requirement
 from .wrapping import compiled, wrap_tolerant
 
@@ -114,12 +114,12 @@ def cache_dir() -> Path:
 def entry_name(material: bytes) -> str:
     """The cache file of a catalogue's bytes, for this code."""
     digest = hashlib.sha256(material)
-    code = Path(prefilter.__file__)
-    try:
-        stat = code.stat()
-        digest.update(f"\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
-    except OSError:
-        digest.update(b"\0no prefilter file")
+    for code in (Path(prefilter.__file__), Path(wrapping.__file__)):
+        try:
+            stat = code.stat()
+            digest.update(f"\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
+        except OSError:
+            digest.update(f"\0no {code.name}".encode())
     digest.update(f"\0{FORMAT}\0{__version__}\0{sys.version_info[:2]}".encode())
     return f"plans-{digest.hexdigest()[:32]}.json"
 

@@ -28,7 +28,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .wrapping import outside_classes, wrap_tolerant
+from . import oneline
+from .wrapping import WRAP_GAP, outside_classes, wrap_tolerant
 
 
 def _regex_parser() -> Any:
@@ -176,6 +177,14 @@ class Literals:
         self.folded = folded
         self._known: dict[str, bool] = {}
         self._words: bytes | None = None
+        self._counts: dict[str, int] = {}
+
+    def count(self, needle: str) -> int:
+        """How often ``needle`` occurs in the folded text (remembered)."""
+        found = self._counts.get(needle)
+        if found is None:
+            found = self._counts[needle] = self.folded.count(needle) if self.holds(needle) else 0
+        return found
 
     def holds(self, needle: str) -> bool:
         found = self._known.get(needle)
@@ -217,6 +226,9 @@ class Plan:
     # For "A|B|C" without first literals as a whole: each branch's own plan. The
     # leftmost match is the branches' leftmost, the earlier branch on a tie.
     branches: tuple[Plan, ...] = ()
+    # No match can hold a line break (oneline): only the lines that hold all
+    # the required literals are searched.
+    one_line: bool = False
 
     def may_match(self, literals: Literals) -> bool:
         """False only when the regex cannot match the text ``literals`` is about."""
@@ -230,6 +242,13 @@ class Plan:
         folded = literals.folded
         if not self.may_match(literals):
             return None
+        if self.one_line and len(folded) == len(text):
+            spans = oneline.lines_holding(self.requirement, folded, literals.count)
+            if spans is not None:
+                for start, end in spans:
+                    if (found := self.regex.search(text, start, end)) is not None:
+                        return found
+                return None
         if self.branches and len(folded) == len(text):
             best: re.Match[str] | None = None
             for branch in self.branches:
@@ -278,7 +297,8 @@ def plan(regex: re.Pattern[str], source: str = "") -> Plan:
     its literal spaces counted as unknown (each may be a line break)."""
     spaces = not source or wrap_tolerant(source) != regex.pattern
     try:
-        tree = _sre.parse(regex.pattern if spaces else source, regex.flags).data
+        parsed = _sre.parse(regex.pattern if spaces else source, regex.flags)
+        tree = parsed.data
         requirement, starts = _required(tree, spaces), _starts(tree, 0, spaces)
     except (re.error, RecursionError, OverflowError, ValueError, TypeError, AttributeError) as exc:
         return Plan(regex, None, None, f"{type(exc).__name__}: {exc}")
@@ -287,13 +307,19 @@ def plan(regex: re.Pattern[str], source: str = "") -> Plan:
     branches: tuple[Plan, ...] = ()
     plain_alternation = not (regex.flags & re.VERBOSE or _BACKREFERENCE.search(regex.pattern))
     if starts is None and plain_alternation:
-        texts = _top_level_branches(regex.pattern)
+        # An enclosing group is taken off only without groups to number: a
+        # branch compiled alone would number its groups from 1.
+        whole = _ungrouped(regex.pattern) if regex.groups == 0 else regex.pattern
+        texts = _top_level_branches(whole)
         if len(texts) > 1:
             try:
                 branches = tuple(plan(re.compile(t, regex.flags)) for t in texts)
             except re.error:
                 branches = ()  # not a plain alternation after all: search it whole
-    return Plan(regex, _drop_empty(requirement), starts, "", branches)
+    # ``source``'s literal spaces are ``regex``'s wrap-tolerant gaps, which take
+    # line breaks: read from ``source``, a regex with a gap is not one-line.
+    one_line = oneline.one_line(parsed, regex.flags) and (spaces or WRAP_GAP not in regex.pattern)
+    return Plan(regex, _drop_empty(requirement), starts, "", branches, one_line)
 
 
 def requirement_of(pattern: str, flags: int, source: str = "") -> Requirement:
@@ -310,6 +336,19 @@ def requirement_of(pattern: str, flags: int, source: str = "") -> Requirement:
 # \\1, (?P=name), (?(1)...): a branch alone would not mean what it means in the
 # whole; (?#...) may hold a "(" or "|" that the splitter would count.
 _BACKREFERENCE = re.compile(r"\\[1-9]|\(\?P=|\(\?\(|\(\?#")
+
+
+def _ungrouped(pattern: str) -> str:
+    """``pattern`` without a non-capturing group around all of it ("(?:A|B)" is
+    "A|B": its branches can then be planned one by one)."""
+    if not pattern.startswith("(?:"):
+        return pattern
+    depth = 0
+    for i, c in outside_classes(pattern):
+        depth += (c == "(") - (c == ")")
+        if depth == 0:
+            return pattern[3:-1] if i == len(pattern) - 1 else pattern
+    return pattern
 
 
 def _top_level_branches(pattern: str) -> list[str]:

@@ -13,16 +13,26 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._layout import package_dir
-from . import parsed_cache
-from .checked import checked_matrix, read_checked
-from .releases import ReleaseMatrix, ReleasesError, parse, read_documents
 
-EMPTY_RELEASES = ReleaseMatrix((), (), {})
+if TYPE_CHECKING:
+    from . import parsed_cache
+    from .releases import ReleaseMatrix
+
+# The release matrix's modules (and packaging's tags, logging, platform and
+# subprocess with them) are imported when a release matrix is first loaded:
+# `explain` reads only the SoC table (load_socs), and its start-up is timed
+# (docs/speed.md).
+
+
+def _empty_releases() -> ReleaseMatrix:
+    from .releases import ReleaseMatrix
+
+    return ReleaseMatrix((), (), {})
 
 
 class MatrixError(Exception):
@@ -44,7 +54,7 @@ class Soc:
 class Matrix:
     socs: tuple[Soc, ...]
     source: str
-    releases: ReleaseMatrix = EMPTY_RELEASES
+    releases: ReleaseMatrix = field(default_factory=_empty_releases)
     releases_source: str | None = None
     notes: tuple[str, ...] = ()
     # The data files this matrix was read from (its identity: matrix_identity.py).
@@ -73,6 +83,7 @@ def user_matrix_dir() -> Path:
 def _parsed(path: Path, *, eager: bool) -> parsed_cache.Build:
     """Parse a releases document: ``eager`` builds every record now (a
     --matrix file: a bad one fails at once); one without releases is an error."""
+    from .releases import ReleasesError, parse
 
     def build(_data: bytes, document: Any, issues: Any) -> ReleaseMatrix:
         loaded = parse(document, issues, eager=eager)
@@ -85,6 +96,7 @@ def _parsed(path: Path, *, eager: bool) -> parsed_cache.Build:
 
 def _stamped(path: Path) -> parsed_cache.Build:
     """Check an updated matrix against the schema, once per content (checked.py)."""
+    from .checked import checked_matrix
 
     def build(data: bytes, document: Any, issues: Any) -> ReleaseMatrix:
         return checked_matrix(path, data, document, issues, use_stamp=True)
@@ -99,6 +111,10 @@ def _releases(
     data. Known issues come from beside the chosen releases.json, else bundled.
     ``cached``: the installed matrix (not a folder of test data), whose
     parse is kept in the user cache."""
+    from . import parsed_cache
+    from .checked import read_checked
+    from .releases import ReleasesError, read_documents
+
     notes: list[str] = []
     bundled_issues = bundled_dir / "known_issues.json"
     candidates: list[tuple[Path, str]] = []
@@ -145,7 +161,7 @@ def _releases(
             if label.startswith("--matrix"):
                 raise MatrixError(str(exc)) from exc
             notes.append(f"ignored the {label} ({path}): {exc}")
-    return EMPTY_RELEASES, None, [*notes, "no release matrix found"], None
+    return _empty_releases(), None, [*notes, "no release matrix found"], None
 
 
 def load_socs(directory: Path | None = None) -> tuple[Soc, ...]:

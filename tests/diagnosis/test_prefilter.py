@@ -182,3 +182,18 @@ def test_pathological_lines_are_explained_not_hung_on(tmp_path: Path) -> None:
     data = json.loads(done.stdout)
     assert data["candidates"][0]["id"] == expected
     assert data["input"]["characters"] > 3_000_000
+
+
+def test_an_enclosing_group_is_planned_branch_by_branch() -> None:
+    from qnndoctor.diagnosis.prefilter import _ungrouped
+
+    assert _ungrouped("(?:a|b)") == "a|b"
+    for kept in ("(?:a|b)c", "(?:a|b)+", "(?:a)(?:b)", "a|b", "(a|b)"):
+        assert _ungrouped(kept) == kept
+    assert _ungrouped(r"(?:[)]|b\))") == r"[)]|b\)"
+    # a non-ASCII branch has no literal to look for: the others are still planned
+    regex = re.compile("(?:File doesn'?t exist|No such file|文件不存在)", re.IGNORECASE)
+    assert len(plan(regex).branches) == 3
+    for text in ("x" * 40000 + "\n文件不存在 no such FILE", "no such file\n" * 3, "nothing"):
+        ours, theirs = plan(regex).search(text), regex.search(text)
+        assert (ours and ours.span()) == (theirs and theirs.span())
