@@ -156,3 +156,15 @@ def test_copies_of_a_file_are_read_once_and_judged_each(tmp_path: Path) -> None:
     assert codes == {"a": "QND042"}
     alone = lint_paths([str(tmp_path / "a")])
     assert [f.code for _, f in alone.findings] == ["QND042"]
+
+
+def test_every_followed_call_is_on_an_interesting_line() -> None:
+    """A line with none of prefilter's words is not visited: each call the
+    reader follows must be named by one (or by the run/update patterns)."""
+    from qnndoctor.lint.prefilter import _INTERESTING, interesting_lines
+    from qnndoctor.lint.pyreader import _CALLS
+
+    for name in _CALLS:
+        line = f"x = obj.{name}(a, b)\n" if name not in ("Thread", "map", "submit") else f"x = {name}(target=f)\n"
+        assert interesting_lines(line)[1] == 1, f"{name}() would not be visited"
+    assert "ep_name" in _INTERESTING
