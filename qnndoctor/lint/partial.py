@@ -19,7 +19,8 @@ the CPU of ``ast.parse``). The result is the whole-file reading or None
   definitions whose lines hold no _INTERESTING word; the reader skips such a
   definition unless it names a module-level dict or tracked object
   (``Reader._inert``), which is checked against the region's text when the
-  reader reaches it, with the names bound at that point (else None).
+  reader reaches it, with the names bound at that point; a region that
+  names one is parsed alone (padded to its lines) and read in its place.
 - ``from __future__ import barry_as_FLUFL`` changes how later lines parse,
   and ``run_async`` callbacks are looked up among all top-level functions:
   such files are parsed whole.
@@ -205,11 +206,14 @@ def partial_events(source: str, path: str) -> list[Event] | None:
         return None
     reader = Reader(tree, text, counts)
     try:
-        if not _read(reader, tree, regions):
-            return None
+        parsed = _read(reader, tree, regions, path)
     except RecursionError:
         return None
+    if parsed is None:
+        return None
     for region in regions:
+        if region.line in parsed:
+            continue
         try:
             symtable.symtable(region.text, path, "exec")
         except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -217,16 +221,27 @@ def partial_events(source: str, path: str) -> list[Event] | None:
     return finish(reader)
 
 
-def _read(reader: Reader, tree: ast.Module, regions: list[Region]) -> bool:
-    """Read the kept statements in order; False when a region holds a
-    definition the reader would have read (it names a reachable name)."""
+def _read(reader: Reader, tree: ast.Module, regions: list[Region], path: str) -> set[int] | None:
+    """Read the kept statements in order. A region that names a reachable
+    name (a definition in it may be read) is parsed alone, its lines kept
+    by padding, and its statements read in their place. Returns the first
+    lines of the regions parsed so, None when one does not parse alone."""
+    parsed: set[int] = set()
     pending = list(reversed(regions))
-    for statement in tree.body:
-        while pending and pending[-1].line < statement.lineno:
-            if not _inert(reader, pending.pop()):
-                return False
-        reader.statement(statement, reader.module)
-    return all(_inert(reader, region) for region in pending)
+    for statement in [*tree.body, None]:
+        while pending and (statement is None or pending[-1].line < statement.lineno):
+            region = pending.pop()
+            if _inert(reader, region):
+                continue
+            try:
+                inner = ast.parse("\n" * (region.line - 1) + region.text, filename=path)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return None
+            parsed.add(region.line)
+            reader.body(inner.body, reader.module)
+        if statement is not None:
+            reader.statement(statement, reader.module)
+    return parsed
 
 
 def _inert(reader: Reader, region: Region) -> bool:

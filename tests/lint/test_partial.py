@@ -70,6 +70,9 @@ TRICKY = {
     + "def boring():\n    pass\n",
     "a string opened in a function closes at column 0": HEAD
     + "def f():\n    return '''\nimport os\n'''\n\n\n" + SESSION,
+    "a boring function changes a module-level dict (its region is parsed alone, in place)": HEAD
+    + "OPTS = {'backend_type': 'htp'}\n\n\nimport sys\n\n\ndef tweak():\n    OPTS['htp_arch'] = 'v73'\n\n\ntweak()\n"
+    + "s = ort.InferenceSession('m.onnx', providers=['QNNExecutionProvider'], provider_options=[OPTS])\n",
     "async and nested definitions": HEAD
     + "async def fetch():\n    def inner():\n        return 1\n    return inner()\n\n\n"
     + "class Outer:\n    class Inner:\n        pass\n\n\n"
@@ -78,9 +81,6 @@ TRICKY = {
 
 # Not provable or not skippable: None, so the whole file is parsed.
 WHOLE = {
-    "a boring function names a module-level dict": HEAD
-    + "OPTS = {'backend_type': 'htp'}\n\n\ndef tweak():\n    OPTS['htp_arch'] = 'v73'\n\n\n"
-    + "s = ort.InferenceSession('m.onnx', providers=['QNNExecutionProvider'], provider_options=[OPTS])\n",
     "run_async callbacks are looked up among all functions": HEAD
     + "def done(result, user_data, err):\n    user_data.set_result(result)\n\n\n" + SESSION
     + "sess.run_async(['y'], {}, done, fut)\n",
