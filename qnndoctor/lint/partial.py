@@ -21,6 +21,12 @@ the CPU of ``ast.parse``). The result is the whole-file reading or None
   (``Reader._inert``), which is checked against the region's text when the
   reader reaches it, with the names bound at that point; a region that
   names one is parsed alone (padded to its lines) and read in its place.
+- the same, one level down, in a kept class: runs of its boring methods
+  (at the indentation of its first ``def`` or decorator) become one
+  ``pass`` line each (verified to be a ``pass`` in that class's body), are
+  checked alone inside ``class _:``, and are parsed and put in place of
+  their ``pass`` when the reader reaches the class and one names a
+  reachable name.
 - ``from __future__ import barry_as_FLUFL`` changes how later lines parse,
   and ``run_async`` callbacks are looked up among all top-level functions:
   such files are parsed whole.
@@ -41,19 +47,47 @@ _START = re.compile(r"^[^\s#]", re.M)  # a line that starts at column 0 with cod
 _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
 _DEFINITION = re.compile(r"(?:async[ \t]+def|def|class)\b")
 _IMPORT = re.compile(r"(?:import|from)\b")
+_CLASS = re.compile(r"^class\b", re.M)
+_METHOD = re.compile(r"^([ \t]+)(?:@|(?:async[ \t]+)?def\b)", re.M)
+_AT_INDENT: dict[str, re.Pattern[str]] = {}
+_TRIPLES = ('"' * 3, "'" * 3)
 
 
 @dataclass(frozen=True)
 class Block:
     """Lines ``first``..``end`` - 1 (0-based) of the text, offsets
     ``start``..``stop``; ``skippable``: one import, or one definition (with
-    its decorators) with no _INTERESTING line."""
+    its decorators) with no _INTERESTING line; ``kinds``: of its lines that
+    start at its indentation."""
 
     start: int
     stop: int
     first: int
     end: int
     skippable: bool
+    kinds: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Region:
+    """Consecutive skippable blocks: their text, first line (1-based), and
+    for methods the indentation and the first line of their class."""
+
+    text: str
+    line: int
+    indent: str = ""
+    owner: int = 0
+
+
+@dataclass
+class Split:
+    """The text to parse (in parts), its blanked regions, and the lines
+    where a kept block starts -> (offset of that line, indentation, the
+    first line of its class or 0)."""
+
+    parts: list[str]
+    regions: list[Region]
+    tops: dict[int, tuple[int, str, int]]
 
 
 def _kind(text: str, at: int) -> str:
@@ -71,13 +105,13 @@ def _kind(text: str, at: int) -> str:
     return "code"
 
 
-def _pieces(text: str) -> list[tuple[int, str]]:
-    """(offset, kind) of each line that starts at column 0 with code; the
-    first one is moved to offset 0 (the lines before it belong to it)."""
-    found = [(m.start(), _kind(text, m.start())) for m in _START.finditer(text)]
-    if found:
-        found[0] = (0, found[0][1])
-    return found
+def _pieces(text: str, start: int, stop: int, indent: str) -> list[tuple[int, str]]:
+    """(offset, kind) of each line in text[start:stop] that starts with code
+    right after ``indent``."""
+    pattern = _AT_INDENT.get(indent)
+    if pattern is None:
+        pattern = _AT_INDENT.setdefault(indent, re.compile("^" + re.escape(indent) + r"[^\s#]", re.M))
+    return [(m.start(), _kind(text, m.start() + len(indent))) for m in pattern.finditer(text, start, stop)]
 
 
 def _open(segment: str) -> bool:
@@ -85,25 +119,22 @@ def _open(segment: str) -> bool:
     line (a guess: the next line is then kept in the same block; a wrong
     guess costs speed, never correctness)."""
     return (
-        segment.count('"""') % 2 == 1
-        or segment.count("'''") % 2 == 1
+        any(segment.count(quotes) % 2 == 1 for quotes in _TRIPLES)
         or segment.rstrip(" \t\n").endswith("\\")
         or segment.count("(") + segment.count("[") + segment.count("{")
         > segment.count(")") + segment.count("]") + segment.count("}")
     )
 
 
-def blocks(text: str, counts: list[int]) -> list[Block]:
-    """``text`` (normalized) cut into blocks; ``counts`` from interesting_lines."""
-    pieces = _pieces(text)
+def _group(text: str, pieces: list[tuple[int, str]], stop_all: int, line: int, counts: list[int]) -> list[Block]:
+    """Blocks from ``pieces`` (the first starts on 0-based line ``line``)."""
     out: list[Block] = []
     index = 0
-    line = 0
     while index < len(pieces):
         start, kind = pieces[index]
         kinds = [kind]
         index += 1
-        stop = pieces[index][0] if index < len(pieces) else len(text)
+        stop = pieces[index][0] if index < len(pieces) else stop_all
         while index < len(pieces):
             next_kind = pieces[index][1]
             decorating = kinds[0] == "decorator" and "definition" not in kinds
@@ -111,58 +142,88 @@ def blocks(text: str, counts: list[int]) -> list[Block]:
                 break
             kinds.append(next_kind)
             index += 1
-            stop = pieces[index][0] if index < len(pieces) else len(text)
+            stop = pieces[index][0] if index < len(pieces) else stop_all
         end = line + text.count("\n", start, stop)
         last = len(counts) - 1 if stop == len(text) else end
-        out.append(Block(start, stop, line, end, _skippable(kinds, text[start:stop], counts[last] == counts[line])))
+        boring = counts[last] == counts[line]
+        out.append(Block(start, stop, line, end, _skippable(kinds, text[start:stop], boring), tuple(kinds)))
         line = end
     return out
+
+
+def blocks(text: str, counts: list[int]) -> list[Block]:
+    """``text`` (normalized) cut into top-level blocks (the lines before the
+    first one belong to it); ``counts`` from interesting_lines."""
+    pieces = _pieces(text, 0, len(text), "")
+    if pieces:
+        pieces[0] = (0, pieces[0][1])
+    return _group(text, pieces, len(text), 0, counts)
 
 
 def _skippable(kinds: list[str], segment: str, boring: bool) -> bool:
     if not boring:
         return False
-    head = [k for k in kinds if k != "decorator"]
-    if head[:1] == ["definition"] and len(head) == 1:
+    head = [k for k in kinds if k not in ("decorator", "closing")]  # ')' cannot start a statement
+    if head == ["definition"]:
         return True
     return head[:1] == ["import"] and all(k == "closing" for k in head[1:]) and ";" not in segment
 
 
-@dataclass(frozen=True)
-class Region:
-    """Consecutive skippable blocks: their text and first line (1-based)."""
-
-    text: str
-    line: int
-
-
-def _split(text: str, counts: list[int]) -> tuple[str, list[Region], dict[int, int]] | None:
-    """The text with the regions blanked, the regions, and the first line
-    (1-based) of each kept block with its offset; None when nothing would
-    be skipped."""
-    kept: list[str] = []
-    regions: list[Region] = []
-    tops: dict[int, int] = {}
+def _split(text: str, counts: list[int]) -> Split | None:
+    """The text with the regions blanked; None when nothing would be skipped."""
+    split = Split([], [], {})
     run: list[Block] = []
-
-    def close_run() -> None:
-        if run:
-            regions.append(Region(text[run[0].start : run[-1].stop], run[0].first + 1))
-            kept.append("\n" * (run[-1].end - run[0].first))
-            run.clear()
-
     for block in blocks(text, counts):
         if block.skippable:
             run.append(block)
             continue
-        close_run()
-        kept.append(text[block.start : block.stop])
+        _close(text, run, split, "", 0)
         at = _first_code(text, block.start)
-        tops[block.first + 1 + text.count("\n", block.start, at)] = at
-    close_run()
-    if not regions:
-        return None
-    return "".join(kept), regions, tops
+        top = block.first + 1 + text.count("\n", block.start, at)
+        split.tops[top] = (at, "", 0)
+        if not _members(text, block, top, counts, split):
+            split.parts.append(text[block.start : block.stop])
+    _close(text, run, split, "", 0)
+    return split if split.regions else None
+
+
+def _close(text: str, run: list[Block], split: Split, indent: str, owner: int) -> None:
+    """Blank out a run of skippable blocks (a run of methods becomes one ``pass``)."""
+    if not run:
+        return
+    region = text[run[0].start : run[-1].stop]
+    split.regions.append(Region(region, run[0].first + 1, indent, owner))
+    lines = region.count("\n")
+    split.parts.append(indent + "pass" + "\n" * lines if owner else "\n" * lines)
+    run.clear()
+
+
+def _members(text: str, block: Block, top: int, counts: list[int], split: Split) -> bool:
+    """Cut a kept class into its methods; False (the block is kept whole)
+    when it is not a class or has no method to skip."""
+    head = [k for k in block.kinds if k not in ("decorator", "closing")]
+    header = _CLASS.search(text, split.tops[top][0], block.stop)
+    if head[:1] != ["definition"] or header is None:
+        return False
+    method = _METHOD.search(text, header.end(), block.stop)
+    if method is None:
+        return False
+    indent = method.group(1)
+    pieces = _pieces(text, method.start(), block.stop, indent)
+    members = _group(text, pieces, block.stop, block.first + text.count("\n", block.start, method.start()), counts)
+    if not any(m.skippable for m in members):
+        return False
+    split.parts.append(text[block.start : method.start()])
+    run: list[Block] = []
+    for member in members:
+        if member.skippable:
+            run.append(member)
+            continue
+        _close(text, run, split, indent, top)
+        split.tops[member.first + 1] = (member.start, indent, top)
+        split.parts.append(text[member.start : member.stop])
+    _close(text, run, split, indent, top)
+    return True
 
 
 def _first_code(text: str, start: int) -> int:
@@ -171,20 +232,43 @@ def _first_code(text: str, start: int) -> int:
     return match.start() if match else start
 
 
-def _starts(tree: ast.Module, text: str, line_starts: dict[int, int]) -> set[int]:
-    """Lines on which a top-level statement starts at column 0 (for a
-    decorated definition: its first decorator's '@')."""
-    lines: set[int] = set()
+def _line_of(node: ast.stmt) -> int:
+    """The line of a statement's first token (a decorator's '@')."""
+    decorators = getattr(node, "decorator_list", None)
+    return int(decorators[0].lineno) if decorators else node.lineno
+
+
+def _starts_at(node: ast.stmt, text: str, offset: int, indent: str) -> bool:
+    """Whether ``node``'s first token is right after ``indent`` on the line at ``offset``."""
+    decorators = getattr(node, "decorator_list", None)
+    if decorators:
+        first = decorators[0]
+        return text.startswith(indent, offset) and text[offset + len(indent) : offset + first.col_offset].strip() == "@"
+    return bool(node.col_offset == len(indent.encode()))
+
+
+def _verified(tree: ast.Module, text: str, split: Split) -> dict[int, ast.stmt] | None:
+    """Each kept block and each ``pass`` put for a run of methods is a
+    statement of its body where it should be: {the line of each such
+    ``pass``: its node}, or None."""
+    by_line: dict[tuple[int, int], ast.stmt] = {}
     for node in tree.body:
-        decorators = getattr(node, "decorator_list", None)
-        if decorators:
-            first = decorators[0]
-            at = line_starts.get(first.lineno)
-            if at is not None and text[at : at + first.col_offset].strip() == "@":
-                lines.add(first.lineno)
-        elif node.col_offset == 0:
-            lines.add(node.lineno)
-    return lines
+        by_line.setdefault((0, _line_of(node)), node)
+        if isinstance(node, ast.ClassDef):
+            for inner in node.body:
+                by_line.setdefault((_line_of(node), _line_of(inner)), inner)
+    for line, (offset, indent, owner) in split.tops.items():
+        found = by_line.get((owner, line))
+        if found is None or not _starts_at(found, text, offset, indent):
+            return None
+    placeholders: dict[int, ast.stmt] = {}
+    for region in split.regions:
+        if region.owner:
+            found = by_line.get((region.owner, region.line))
+            if not isinstance(found, ast.Pass) or found.col_offset != len(region.indent.encode()):
+                return None
+            placeholders[region.line] = found
+    return placeholders
 
 
 def partial_events(source: str, path: str) -> list[Event] | None:
@@ -197,51 +281,95 @@ def partial_events(source: str, path: str) -> list[Event] | None:
     split = _split(text, counts)
     if split is None:
         return None
-    masked, regions, tops = split
     try:
-        tree = ast.parse(masked, filename=path)
+        tree = ast.parse("".join(split.parts), filename=path)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    if not tops.keys() <= _starts(tree, text, tops):
+    placeholders = _verified(tree, text, split)
+    if placeholders is None:
         return None
     reader = Reader(tree, text, counts)
     try:
-        parsed = _read(reader, tree, regions, path)
+        parsed = _read(reader, tree, split.regions, placeholders, path)
     except RecursionError:
         return None
     if parsed is None:
         return None
-    for region in regions:
+    for region in split.regions:
         if region.line in parsed:
             continue
         try:
-            symtable.symtable(region.text, path, "exec")
+            symtable.symtable("class _:\n" + region.text if region.owner else region.text, path, "exec")
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
     return finish(reader)
 
 
-def _read(reader: Reader, tree: ast.Module, regions: list[Region], path: str) -> set[int] | None:
+def _alone(region: Region, path: str) -> list[ast.stmt] | None:
+    """The statements of a region parsed alone, on their own lines (a run
+    of methods inside ``class _:`` on the line before it)."""
+    if region.owner:
+        source = "\n" * (region.line - 2) + "class _:\n" + region.text
+    else:
+        source = "\n" * (region.line - 1) + region.text
+    try:
+        tree = ast.parse(source, filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if not region.owner:
+        return tree.body
+    holder = tree.body[0] if len(tree.body) == 1 else None
+    return holder.body if isinstance(holder, ast.ClassDef) else None
+
+
+def _read(
+    reader: Reader, tree: ast.Module, regions: list[Region], placeholders: dict[int, ast.stmt], path: str
+) -> set[int] | None:
     """Read the kept statements in order. A region that names a reachable
-    name (a definition in it may be read) is parsed alone, its lines kept
-    by padding, and its statements read in their place. Returns the first
-    lines of the regions parsed so, None when one does not parse alone."""
+    name (a definition in it may be read) is parsed alone and read in its
+    place (a run of methods: put in its class before the class is read).
+    Returns the first lines of the regions parsed so, None when one does
+    not parse alone."""
     parsed: set[int] = set()
-    pending = list(reversed(regions))
+    pending = [r for r in reversed(regions) if not r.owner]
+    methods: dict[int, list[Region]] = {}
+    for region in regions:
+        if region.owner:
+            methods.setdefault(region.owner, []).append(region)
     for statement in [*tree.body, None]:
         while pending and (statement is None or pending[-1].line < statement.lineno):
             region = pending.pop()
             if _inert(reader, region):
                 continue
-            try:
-                inner = ast.parse("\n" * (region.line - 1) + region.text, filename=path)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
+            inner = _alone(region, path)
+            if inner is None:
                 return None
             parsed.add(region.line)
-            reader.body(inner.body, reader.module)
-        if statement is not None:
-            reader.statement(statement, reader.module)
+            reader.body(inner, reader.module)
+        if statement is None:
+            break
+        runs = methods.get(_line_of(statement), [])
+        if isinstance(statement, ast.ClassDef) and not _methods_back(reader, statement, runs, placeholders, path, parsed):
+            return None
+        reader.statement(statement, reader.module)
     return parsed
+
+
+def _methods_back(
+    reader: Reader, node: ast.ClassDef, regions: list[Region], placeholders: dict[int, ast.stmt], path: str, parsed: set[int]
+) -> bool:
+    """Put each run of methods of ``node`` that names a reachable name back
+    in place of its ``pass`` (False when one does not parse alone)."""
+    for region in regions:
+        if _inert(reader, region):
+            continue
+        inner = _alone(region, path)
+        if inner is None:
+            return False
+        parsed.add(region.line)
+        at = next(i for i, statement in enumerate(node.body) if statement is placeholders[region.line])
+        node.body[at : at + 1] = inner
+    return True
 
 
 def _inert(reader: Reader, region: Region) -> bool:

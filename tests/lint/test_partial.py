@@ -73,6 +73,19 @@ TRICKY = {
     "a boring function changes a module-level dict (its region is parsed alone, in place)": HEAD
     + "OPTS = {'backend_type': 'htp'}\n\n\nimport sys\n\n\ndef tweak():\n    OPTS['htp_arch'] = 'v73'\n\n\ntweak()\n"
     + "s = ort.InferenceSession('m.onnx', providers=['QNNExecutionProvider'], provider_options=[OPTS])\n",
+    "methods of a class with an interesting one": HEAD
+    + "class Model:\n    '''A model.'''\n\n    kind = 'onnx'\n\n    def __init__(self, path):\n        self.path = path\n\n"
+    + "    @property\n    def name(self):\n        return '''\n    def not_a_method(self):\n        pass\n'''\n\n"
+    + "    @staticmethod\n    def helper(\n        x,\n    ):\n        return x\n\n"
+    + "    def session(self):\n        return ort.InferenceSession(self.path, providers=['QNNExecutionProvider'])\n\n"
+    + "    class Inner:\n        pass\n\n    def last(self):\n        return 1\n",
+    "a method changes a module-level dict (its run is put back in the class)": HEAD
+    + "OPTS = {'backend_type': 'htp'}\n\n\nclass Tuner:\n    def boring(self):\n        return 1\n\n"
+    + "    def tweak(self):\n        OPTS['htp_arch'] = 'v73'\n\n"
+    + "    def make(self):\n        return ort.InferenceSession('m.onnx', providers=['QNNExecutionProvider'], provider_options=[OPTS])\n",
+    "a decorated class with a multi-line header": HEAD
+    + "@dataclass(\n    frozen=True,\n)\nclass Config(\n    Base,\n):\n    x: int = 1\n\n    def a(self):\n        return 1\n\n"
+    + "    def b(self):\n        so = ort.SessionOptions()\n        so.add_session_config_entry('session.disable_cpu_ep_fallback', 'true')\n",
     "async and nested definitions": HEAD
     + "async def fetch():\n    def inner():\n        return 1\n    return inner()\n\n\n"
     + "class Outer:\n    class Inner:\n        pass\n\n\n"
@@ -92,6 +105,9 @@ BROKEN = {
     "in a boring function": HEAD + "def broken(:\n    pass\n\n\n" + SESSION,
     "in an import": HEAD + "from os import (path\n\n\n" + SESSION,
     "an indented line after a function": HEAD + "def f():\n    pass\n  x = 1\n\n\n" + SESSION,
+    "in a boring method": HEAD + "class A:\n    def f(self:\n        pass\n\n    def g(self):\n        return ort.InferenceSession('m')\n",
+    "an unterminated string in a run of methods": HEAD
+    + "class A:\n    def f(self):\n        return '''\n\n    def g(self):\n        return ort.InferenceSession('m')\n",
     "an unterminated string in a region": HEAD + "def f():\n    return '''\n\n\n" + SESSION,
     "a nonlocal with no binding (ast.parse accepts it, symtable does not)": HEAD
     + "def f():\n    nonlocal x\n    x = 1\n\n\n" + SESSION,
@@ -168,3 +184,13 @@ def test_every_followed_call_is_on_an_interesting_line() -> None:
         line = f"x = obj.{name}(a, b)\n" if name not in ("Thread", "map", "submit") else f"x = {name}(target=f)\n"
         assert interesting_lines(line)[1] == 1, f"{name}() would not be visited"
     assert "ep_name" in _INTERESTING
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(TRICKY) if n != "class bodies and clauses" and ("class" in n or "method" in n)])
+def test_boring_methods_of_a_kept_class_are_skipped(name: str) -> None:
+    from qnndoctor.lint.partial import _split
+    from qnndoctor.lint.prefilter import interesting_lines
+
+    text = TRICKY[name]
+    split = _split(text, interesting_lines(text))
+    assert split is not None and any(region.owner for region in split.regions)
