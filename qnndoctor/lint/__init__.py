@@ -3,6 +3,7 @@ they are written (Python sources read with ast, never run; genai_config.json).
 
 ``knowledge`` (what each release reads, from matrix/options.json),
 ``prefilter`` (which files and lines can matter, from the text alone),
+``partial`` (parse only the statements that can matter, the rest proven valid),
 ``values`` + ``callsite`` + ``pyreader`` + ``genai`` (sources -> events), ``checks`` +
 ``rules`` (events -> findings), ``output`` (text / JSON / SARIF),
 ``command`` (the sub-command), ``runtime`` (``qnndoctor.check_options``).
