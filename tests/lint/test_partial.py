@@ -194,3 +194,11 @@ def test_boring_methods_of_a_kept_class_are_skipped(name: str) -> None:
     text = TRICKY[name]
     split = _split(text, interesting_lines(text))
     assert split is not None and any(region.owner for region in split.regions)
+
+
+@pytest.mark.parametrize("ending", ["\r\n", "\r"])
+def test_other_line_endings_read_the_same(ending: str) -> None:
+    text = TRICKY["methods of a class with an interesting one"].replace("\n", ending)
+    events = partial_events(text, "case.py")
+    assert events is not None
+    assert _canonical(events) == _whole(text)
