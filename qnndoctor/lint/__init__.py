@@ -3,6 +3,7 @@ they are written (Python sources read with ast, never run; genai_config.json).
 
 ``knowledge`` (what each release reads, from matrix/options.json),
 ``prefilter`` (which files and lines can matter, from the text alone),
+``partial`` (parse only the statements that can matter, the rest proven valid),
 ``values`` + ``callsite`` + ``pyreader`` + ``genai`` (sources -> events), ``checks`` +
 ``rules`` (events -> findings), ``output`` (text / JSON / SARIF),
 ``command`` (the sub-command), ``runtime`` (``qnndoctor.check_options``).
@@ -11,6 +12,7 @@ they are written (Python sources read with ast, never run; genai_config.json).
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -20,6 +22,7 @@ from .checks import Finding, Target, judge
 from .events import Event
 from .genai import ConfigError, read_genai
 from .knowledge import Knowledge, load
+from .partial import partial_events
 from .prefilter import file_facts, names_a_call
 from .pyreader import events_of
 
@@ -64,33 +67,53 @@ def _ignored(lines: list[str], finding: Finding) -> bool:
 
 
 def lint_text(
-    text: str, path: str, target: Target, knowledge: Knowledge | None = None, prefilter: bool = False
+    text: str,
+    path: str,
+    target: Target,
+    knowledge: Knowledge | None = None,
+    prefilter: bool = False,
+    memo: dict[bytes, list[Event] | str] | None = None,
 ) -> FileResult:
     """``prefilter``: a Python file that names nothing onnxruntime-related is
-    not parsed (files found by walking a folder; a file named is always parsed)."""
+    not parsed (files found by walking a folder; a file named is always parsed).
+    ``memo``: what a text read to (events, or its error) by its digest, for
+    the copies of one file met in the same run (reading depends on the text
+    alone; findings are judged for each file)."""
     knowledge = knowledge or load()
-    events: list[Event]
     if path.endswith(".json"):
         try:
-            events = read_genai(text)
+            return _judged(read_genai(text), text, path, target, knowledge)
         except ConfigError as exc:
             return FileResult(path, (), str(exc))
-    else:
-        relevant = names_a_call(text)
-        if prefilter and not relevant:
-            return FileResult(path, ())
+    relevant = names_a_call(text)
+    if prefilter and not relevant:
+        return FileResult(path, ())
+    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).digest() if relevant else b""
+    read = memo.get(key) if memo is not None and relevant else None
+    if read is None and relevant:
+        read = partial_events(text, path)
+    if read is None:  # the whole file, parsed where it always was (the parser's depth limit counts frames)
         try:
             tree = ast.parse(text, filename=path)
         except SyntaxError as exc:
-            return FileResult(path, (), f"not valid Python: {exc.msg} (line {exc.lineno}, column {exc.offset})")
+            read = f"not valid Python: {exc.msg} (line {exc.lineno}, column {exc.offset})"
         except ValueError as exc:  # source with NUL bytes
-            return FileResult(path, (), f"not valid Python: {exc}")
+            read = f"not valid Python: {exc}"
         except (RecursionError, MemoryError):
-            return FileResult(path, (), "nested too deeply for Python's parser")
-        try:
-            events = events_of(tree, text) if relevant else []
-        except RecursionError:
-            return FileResult(path, (), "nested too deeply to read")
+            read = "nested too deeply for Python's parser"
+        else:
+            try:
+                read = events_of(tree, text) if relevant else []
+            except RecursionError:
+                read = "nested too deeply to read"
+    if memo is not None and relevant:
+        memo[key] = read
+    if isinstance(read, str):
+        return FileResult(path, (), read)
+    return _judged(read, text, path, target, knowledge)
+
+
+def _judged(events: list[Event], text: str, path: str, target: Target, knowledge: Knowledge) -> FileResult:
     if not events:
         return FileResult(path, ())
     if path.endswith(".json"):
@@ -115,7 +138,9 @@ def _files(root: Path) -> list[Path]:
     return found
 
 
-def read_file(path: Path, target: Target, knowledge: Knowledge, prefilter: bool = False) -> FileResult:
+def read_file(
+    path: Path, target: Target, knowledge: Knowledge, prefilter: bool = False, memo: dict[bytes, list[Event] | str] | None = None
+) -> FileResult:
     shown = str(path)
     try:
         size = path.stat().st_size
@@ -128,7 +153,7 @@ def read_file(path: Path, target: Target, knowledge: Knowledge, prefilter: bool 
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         return FileResult(shown, (), "not UTF-8 text")
-    return lint_text(text, shown, target, knowledge, prefilter)
+    return lint_text(text, shown, target, knowledge, prefilter, memo)
 
 
 def lint_paths(paths: list[str], version: str | None = None) -> LintRun:
@@ -139,6 +164,7 @@ def lint_paths(paths: list[str], version: str | None = None) -> LintRun:
     target = Target.of(knowledge, version)
     results: list[FileResult] = []
     missing: list[str] = []
+    memo: dict[bytes, list[Event] | str] = {}
     for given in paths:
         root = Path(given)
         if not root.exists():
@@ -146,5 +172,5 @@ def lint_paths(paths: list[str], version: str | None = None) -> LintRun:
             continue
         walked = root.is_dir()
         for path in _files(root):
-            results.append(read_file(path, target, knowledge, prefilter=walked))
+            results.append(read_file(path, target, knowledge, prefilter=walked, memo=memo))
     return LintRun(target, tuple(results), tuple(missing))

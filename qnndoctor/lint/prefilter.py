@@ -29,7 +29,16 @@ _EP_NAME = re.compile(r"\.[\s\\]*ep_name")
 # ``run(...)`` call can still give an event (QND045), so such a file is read
 # when it holds one of these (or an _ACTING word) and the word ``run``.
 _HINTS = re.compile(r"providers\s*=|provider_options|profiling")
-_RUN_WORD = re.compile(r"\brun\b")
+_RUN_END = re.compile(r"run\b")  # then the character before it (a leading \b makes the search slow)
+
+
+def _run_word(text: str) -> bool:
+    """Whether ``text`` holds the word ``run`` (what ``\\brun\\b`` finds)."""
+    for match in _RUN_END.finditer(text):
+        at = match.start()
+        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_"):
+            return True
+    return False
 
 
 def _called(text: str, word: str) -> bool:
@@ -42,24 +51,43 @@ def _called(text: str, word: str) -> bool:
     return False
 
 
+# Each _ACTING word under the first of these it contains (a word is looked
+# for only when its umbrella is in the text: fewer passes over the text).
+_UMBRELLAS = ("Options", "Session", "provider", "profiling", "bind", "quantize_")
+
+
+def _grouped() -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {}
+    for word in _ACTING:
+        groups.setdefault(next((u for u in _UMBRELLAS if u in word), word), []).append(word)
+    return groups
+
+
+_GROUPS = _grouped()
+
+
 def names_a_call(text: str) -> bool:
     """Whether ``text`` can hold a call or attribute a rule reads (a file
     for which this is False gives no events, so it need not be parsed)."""
-    named = [word for word in _ACTING if word in text]
+    present = [umbrella for umbrella in _GROUPS if umbrella in text]
+    named = [word for umbrella in present for word in _GROUPS[umbrella] if word in text]
     if any(_called(text, word) for word in named):
         return True
     if "ep_name" in text and _EP_NAME.search(text):
         return True
-    if not named and "provider" not in text and "profiling" not in text:
+    if not named and "provider" not in present and "profiling" not in present:
         return False
-    return _RUN_WORD.search(text) is not None and (bool(named) or _HINTS.search(text) is not None)
+    return (bool(named) or _HINTS.search(text) is not None) and _run_word(text)
 
 
 # A statement whose text has none of these holds no call or comparison a
 # rule reads: its calls are not visited (its value is still evaluated).
+# Each name of a call the reader follows (pyreader._CALLS) holds one of them
+# (tests/lint/test_partial.py checks it), so a line without one visits nothing.
 _INTERESTING = (
-    "SessionOptions", "RunOptions", "_config_entry", "provider", "InferenceSession", "ModelCompiler",
-    "compile_to_", "quantiz", "qnn", "profiling", "bind_", "ep_name", "io_binding", "Thread", "submit", "map(",
+    "SessionOptions", "RunOptions", "_config_entry", "add_provider", "append_execution_provider", "set_provider",
+    "register_execution_provider", "InferenceSession", "ModelCompiler", "compile_to_", "quantize",
+    "get_qnn_qdq_config", "profiling", "bind_", "ep_name", "io_binding", "Thread", "submit", "map(",
 )
 # ... nor these calls (found from their words "run" and ".update").
 _INTERESTING_CALLS = (("run", re.compile(r"\brun(?:_async)?\s*\(")), (".update", re.compile(r"\.update\s*\(")))

@@ -66,10 +66,12 @@ _MADE = {"SessionOptions": "session", "RunOptions": "run", "io_binding": "iobind
 
 
 class Reader:
-    def __init__(self, tree: ast.Module, text: str | None = None) -> None:
+    def __init__(self, tree: ast.Module, text: str | None = None, counts: list[int] | None = None) -> None:
         self.text = normalized(text) if text is not None else None
         # interesting[i]: how many of the first i lines hold an _INTERESTING word
-        self.interesting = interesting_lines(self.text) if self.text is not None else None
+        if counts is None and self.text is not None:
+            counts = interesting_lines(self.text)
+        self.interesting = counts if self.text is not None else None
         self._line_starts: list[int] | None = None
         self.events: list[Event] = []
         self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {
@@ -174,7 +176,7 @@ class Reader:
         first = min(node.lineno - 1, last)
         if counts[last] != counts[first]:
             return False
-        reachable = [name for name, value in self.module.names.items() if isinstance(value, (dict, Ref))]
+        reachable = self.reachable()
         if not reachable:
             return True
         if self._line_starts is None:
@@ -182,6 +184,11 @@ class Reader:
         starts = self._line_starts
         segment = text[starts[first] : starts[last] if last < len(starts) else len(text)]
         return not any(name in segment for name in reachable)
+
+    def reachable(self) -> list[str]:
+        """Module-level names bound to a dict or a tracked object (what a
+        function could change or act on through a name it does not bind)."""
+        return [name for name, value in self.module.names.items() if isinstance(value, (dict, Ref))]
 
     def _unrolled(self, node: ast.For | ast.AsyncFor, scope: Scope) -> bool:
         """``for k, v in CONFIG.items(): so.add_session_config_entry(k, v)``
@@ -551,6 +558,12 @@ def events_of(tree: ast.Module, text: str | None = None) -> list[Event]:
     """``read_python`` for a module already known to name a call a rule reads."""
     reader = Reader(tree, text)
     reader.body(tree.body, reader.module)
+    return finish(reader)
+
+
+def finish(reader: Reader) -> list[Event]:
+    """The reader's events once every statement is read (with the shared
+    IOBindings of functions that run in threads)."""
     reported: set[str] = set()
     for function, loc in reader.shared_binds:
         if function in reader.thread_targets and function not in reported:
