@@ -64,9 +64,9 @@ def _pinned(run: tuple[str, ...], version: str) -> tuple[str, ...]:
     return tuple(words)
 
 
-def _typed_line(target: PipTarget, run: tuple[str, ...]) -> str:
+def _typed_line(target: PipTarget, python: str, run: tuple[str, ...]) -> str:
     """The run as its own command line reads once typed for both Windows shells."""
-    lines = shell_neutral((shell.pip_command(target.python, target.windows, *run),))
+    lines = shell_neutral((shell.pip_command(python, target.windows, *run),))
     return next(line for line in lines if not line.startswith("pushd ") and line != "popd")
 
 
@@ -99,18 +99,19 @@ class _Recommended:
             tuple(str(c) for c in rec.get("commands") or ()),
         )
 
-    def clashes(self, target: PipTarget, run: tuple[str, ...]) -> bool:
+    def clashes(self, target: PipTarget, python: str, run: tuple[str, ...]) -> bool:
         """Whether ``run`` installs another onnxruntime-qnn, or the companion on
         its own (the recommendation installs, or pins, it itself)."""
         named = _named(run)
-        if not named or _typed_line(target, run) in self.commands:
+        if not named or _typed_line(target, python, run) in self.commands:
             return False
         return any(name == "onnxruntime" or pin != self.version for name, pin in named)
 
 
 def _commands_of(fix: Fix, target: PipTarget, rec: _Recommended) -> Fix:
     """The fix with its commands made: the recommendation's for ``recommended``,
-    then each pip run by the target's interpreter, then the rule's own."""
+    then the rule's own, then each pip run by the target's interpreter (or
+    ``pip_python``)."""
     runs = fix.pip_runs
     if rec.ok and rec.version and not rec.commands:
         # The recommended release is installed already: an install of
@@ -118,8 +119,8 @@ def _commands_of(fix: Fix, target: PipTarget, rec: _Recommended) -> Fix:
         runs = tuple(_pinned(run, rec.version) for run in runs)
     made = (
         *(rec.commands if fix.recommended else ()),
-        *(shell.pip_command(target.python, target.windows, *run) for run in runs),
         *fix.commands,
+        *(shell.pip_command(fix.pip_python or target.python, target.windows, *r) for r in runs),
     )
     instead = rec.commands if rec.ok else ()
     return target.fitted(Fix(fix.text, made), instead) if made else Fix(fix.text)
@@ -130,7 +131,8 @@ def _instead(fix: Fix, target: PipTarget, rec: _Recommended) -> Fix | None:
     pip runs clash with them; None when they do not."""
     if not (rec.ok and rec.version and rec.commands):
         return None
-    if not any(rec.clashes(target, run) for run in fix.pip_runs):
+    python = fix.pip_python or target.python
+    if not any(rec.clashes(target, python, run) for run in fix.pip_runs):
         return None
     named = {name for run in fix.pip_runs for name, _pin in _named(run)}
     removed = _uninstalled(rec.commands) & named
