@@ -464,3 +464,28 @@ def test_explain_reinstall_without_known_versions_runs_as_printed(
     run_as_printed(command, python, tmp_path)
     assert library.read_text()
     assert pip_check(python) == ""
+
+
+def test_rules_state_pip_runs_and_one_stage_makes_the_printed_commands(
+    wrong_companion_report: dict[str, Any],
+) -> None:
+    """Rules write no pip command: they state pip runs (values); the command
+    stage (resolver/fixes.py) makes the printed commands once, the same as the
+    report's, run by the target's own interpreter."""
+    from qnndoctor.pipeline import load_matrix
+    from qnndoctor.report.build import build
+    from qnndoctor.rules.registry import evaluate
+    from qnndoctor.target.ticket import from_document
+
+    target, facts = from_document(wrong_companion_report, "report.json")
+    matrix = load_matrix(None)
+    stated = evaluate(facts, matrix).findings
+    fixes = [f.fix for f in stated if f.fix is not None]
+    assert any(fix.pip_runs for fix in fixes)
+    assert not [c for fix in fixes for c in fix.commands if " -m pip " in c]
+    made = build(target, facts, matrix).findings
+    assert not any(f.fix.pip_runs for f in made if f.fix is not None)
+    printed = {f["id"]: f["fix"] for f in wrong_companion_report["findings"]}
+    assert {f.id: f.fix.to_json() if f.fix else None for f in made} == printed
+    python = str(facts.value("interpreter", "executable"))
+    assert any(c.startswith(f"{python} -m pip ") for f in made if f.fix for c in f.fix.commands)

@@ -175,12 +175,13 @@ def build(target: Target, facts: Facts, matrix: Matrix, prepared: Prepared | Non
         recommendation: dict[str, Any] = prepared.recommendation
     else:
         recommendation = recommendation_for(facts, matrix)
-    from ..resolver.consistency import PipTarget, align_fixes
+    from ..resolver.consistency import PipTarget
+    from ..resolver.fixes import make_commands
 
     return Report(
         target=target,
         facts=facts,
-        findings=align_fixes(evaluation.findings, recommendation, PipTarget.of(facts)),
+        findings=make_commands(evaluation.findings, recommendation, PipTarget.of(facts)),
         skipped=evaluation.skipped,
         created=now(),
         matrix_source=matrix.source,

@@ -1,4 +1,4 @@
-"""Helpers the rules share: reading facts and writing fix commands."""
+"""Helpers the rules share: reading facts and stating fixes."""
 
 from __future__ import annotations
 
@@ -19,12 +19,6 @@ def target_is_windows(facts: Facts) -> bool:
 def quote(facts: Facts, text: str) -> str:
     """Quote an argument for the target's usual shell (cmd/PowerShell or sh)."""
     return shell.quote(text, target_is_windows(facts))
-
-
-def pip(facts: Facts, *args: str) -> str:
-    """A pip command run by the *target* interpreter (never a bare ``pip``)."""
-    exe = str(facts.value("interpreter", "executable") or "python")
-    return shell.pip_command(exe, target_is_windows(facts), *args)
 
 
 def distributions(facts: Facts) -> list[dict[str, Any]]:
@@ -64,5 +58,5 @@ def reinstall_fix(facts: Facts, dist: Mapping[str, Any], text: str | None = None
     pinned = f"{dist.get('name')}=={dist.get('version')}"
     return Fix(
         text or f"Reinstall {dist.get('name')}.",
-        (pip(facts, "install", "--force-reinstall", "--no-deps", pinned),),
+        pip_runs=(("install", "--force-reinstall", "--no-deps", pinned),),
     )

@@ -38,10 +38,22 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Fix:
-    """What to do. Commands are shown, never run by qnndoctor."""
+    """What to do. Commands are shown, never run by qnndoctor.
+
+    A rule states what must change as values: ``pip_runs`` (each the words
+    after ``pip``, run by the target's own interpreter) and ``recommended``
+    (set up the release the resolver recommends), run after the rule's own
+    ``commands`` (those that are not pip's). The command stage
+    (``resolver/fixes.py``) turns them into ``commands``, once, for the
+    target's shell and pip; ``commands`` a rule writes itself are the ones
+    that are not pip's (deleting a leftover, ``usermod``, ...)."""
 
     text: str
     commands: tuple[str, ...] = ()
+    pip_runs: tuple[tuple[str, ...], ...] = ()
+    recommended: bool = False
+    # The interpreter of ``pip_runs`` when it is not the target's (a new venv's).
+    pip_python: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"text": self.text, "commands": list(self.commands)}

@@ -17,7 +17,6 @@ from ._common import (
     distributions,
     label,
     owners_of,
-    pip,
     qnn_dists,
     reinstall_fix,
     target_is_windows,
@@ -126,7 +125,7 @@ def onnxruntime_qnn_present(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         (Evidence("installs.distributions", others),),
         Fix(
             "Install onnxruntime-qnn with this interpreter.",
-            (pip(facts, "install", "onnxruntime-qnn"),),
+            pip_runs=(("install", "onnxruntime-qnn"),),
         ),
     )
 
@@ -163,15 +162,15 @@ def multiple_owners(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         Fix(
             f"Uninstall every flavour except {keep}, then reinstall {keep} so its files are whole "
             "again.",
-            (
-                pip(facts, "uninstall", "-y", *remove),
-                pip(facts, "install", "--force-reinstall", "--no-deps", keep),
+            pip_runs=(
+                ("uninstall", "-y", *remove),
+                ("install", "--force-reinstall", "--no-deps", keep),
             ),
         )
         if keep in names
         else Fix(
             f"Uninstall {', '.join(remove)}, then install {keep}.",
-            (pip(facts, "uninstall", "-y", *remove), pip(facts, "install", keep)),
+            pip_runs=(("uninstall", "-y", *remove), ("install", keep)),
         ),
     )
 
@@ -214,7 +213,7 @@ def _known_broken(
             Fix(
                 f"Install the onnxruntime this onnxruntime-qnn release works with ({pin}), "
                 "or upgrade onnxruntime-qnn.",
-                (pip(facts, "install", str(pin)),),
+                pip_runs=(("install", str(pin)),),
             ),
         )
 
@@ -244,7 +243,7 @@ def plugin_companion(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
                 f"{label(qnn)} is a plugin execution provider: it needs a separate `onnxruntime` "
                 f"({needed}) to plug into, and none is installed. `import onnxruntime` fails.",
                 tuple(evidence),
-                Fix("Install the onnxruntime it requires.", (pip(facts, "install", needed),)),
+                Fix("Install the onnxruntime it requires.", pip_runs=(("install", needed),)),
             )
             continue
         plain = [d for d in owners if d.get("canonical_name") == "onnxruntime"]
@@ -258,11 +257,9 @@ def plugin_companion(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
                 tuple(evidence),
                 Fix(
                     "Replace the other flavour with plain onnxruntime.",
-                    (
-                        pip(
-                            facts, "uninstall", "-y", *sorted({str(d.get("name")) for d in owners})
-                        ),
-                        pip(facts, "install", needed),
+                    pip_runs=(
+                        ("uninstall", "-y", *sorted({str(d.get("name")) for d in owners})),
+                        ("install", needed),
                     ),
                 ),
             )
@@ -286,7 +283,7 @@ def plugin_companion(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
                     tuple(evidence),
                     Fix(
                         "Upgrade onnxruntime to what the plugin requires.",
-                        (pip(facts, "install", needed),),
+                        pip_runs=(("install", needed),),
                     ),
                 )
             else:
@@ -440,7 +437,7 @@ def installed_twice(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
             (Evidence("installs.distributions", [d.get("id") for d in ordered]),),
             Fix(
                 "Keep one: usually remove the user-site copy.",
-                (pip(facts, "uninstall", "-y", name),),
+                pip_runs=(("uninstall", "-y", name),),
             ),
         )
 
@@ -476,7 +473,7 @@ def numpy_for_onnxruntime(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
     )
     fix = Fix(
         f"Install the numpy they require ({needed}) with this interpreter.",
-        (pip(facts, "install", needed),),
+        pip_runs=(("install", needed),),
     )
     if not installed:
         yield make(

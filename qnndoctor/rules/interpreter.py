@@ -27,10 +27,9 @@ _NATIVE_PYTHON_FIX = Fix(
     "Install a native ARM64 CPython (the 'ARM64' installer from python.org, 3.11 or newer), "
     "create a fresh virtual environment with it and install onnxruntime-qnn there. "
     "Keep x64-only packages in a separate process if your app needs them.",
-    (
-        "py -V:3.12-arm64 -m venv .venv-npu",
-        r".venv-npu\Scripts\python -m pip install onnxruntime-qnn",
-    ),
+    ("py -V:3.12-arm64 -m venv .venv-npu",),
+    pip_runs=(("install", "onnxruntime-qnn"),),
+    pip_python=r".venv-npu\Scripts\python",
 )
 
 

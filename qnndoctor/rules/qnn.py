@@ -12,7 +12,6 @@ from ..matrixdata import Matrix
 from ._common import (
     label,
     native_arch,
-    pip,
     process_arch,
     qnn_dists,
     quote,
@@ -106,7 +105,7 @@ def library_architecture(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
         ),
         Fix(
             "Reinstall onnxruntime-qnn with this interpreter so pip picks the wheel for its platform.",
-            (pip(facts, "install", "--force-reinstall", "--no-deps", "onnxruntime-qnn"),),
+            pip_runs=(("install", "--force-reinstall", "--no-deps", "onnxruntime-qnn"),),
         ),
     )
 

@@ -51,7 +51,7 @@ def installed_release(facts: Facts, matrix: Matrix) -> Iterator[Finding]:
                 else ""
             )
             + " (`qnndoctor recommend` explains why).",
-            best.commands,
+            recommended=True,  # the command stage gives it the recommendation's commands
         )
         if installs and best.commands
         else Fix("See `qnndoctor recommend` for what to change instead.")

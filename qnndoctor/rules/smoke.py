@@ -11,7 +11,7 @@ from .. import shell
 from ..facts.probed import Facts
 from ..matrixdata import Matrix
 from ..smoke.outcome import STAGES
-from ._common import pip, target_is_windows
+from ._common import target_is_windows
 from .declare import rule
 from .findings import Evidence, Finding, FindingKind, Fix, Severity, make
 
@@ -46,13 +46,13 @@ FELL_BACK = FindingKind(
 
 def _fix(facts: Facts, text: str) -> Fix:
     """A catalogue fix as the finding's fix: its `python -m pip ...` lines become
-    commands run by the target's own interpreter, quoted for its shell."""
+    pip runs of the target's own interpreter (the command stage types them)."""
     prose: list[str] = []
-    commands: list[str] = []
+    runs: list[tuple[str, ...]] = []
 
-    def command(words: str) -> str | None:
+    def command(words: str) -> tuple[str, ...] | None:
         try:
-            return pip(facts, *shlex.split(words)[3:])
+            return tuple(shlex.split(words)[3:])
         except ValueError:  # unbalanced quotes: keep the catalogue's words
             return None
 
@@ -60,25 +60,25 @@ def _fix(facts: Facts, text: str) -> Fix:
         found = command(match[1])
         if found is None:
             return match[0]
-        commands.append(found)
+        runs.append(found)
         return "(the command below)"
 
     for line in text.splitlines():
         if line.startswith("python -m pip "):
             found = command(line)
             if found is not None:
-                commands.append(found)
+                runs.append(found)
                 continue
         prose.append(line)
     joined = " ".join(prose)
     inline_commands = _INLINE_PIP.findall(joined)
-    if not commands and len(inline_commands) == 1 and " install " in inline_commands[0]:
+    if not runs and len(inline_commands) == 1 and " install " in inline_commands[0]:
         # A fix whose one install command stands inside a sentence: a command
         # of the fix too, typed for the target's interpreter and pinned like
         # the others. (Several are steps and alternatives in prose: kept as
         # words, never run in sequence.)
         prose = [_INLINE_PIP.sub(inline, joined, count=1)]
-    return Fix(" ".join(prose).strip() or "Run the commands below.", tuple(commands))
+    return Fix(" ".join(prose).strip() or "Run the commands below.", pip_runs=tuple(runs))
 
 
 _INLINE_PIP = re.compile(r"`(python -m pip [^`]+)`")

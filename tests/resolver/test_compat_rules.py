@@ -19,7 +19,8 @@ from qnndoctor._layout import package_dir
 from qnndoctor.matrixdata.releases import ReleaseMatrix, parse
 from qnndoctor.render.recommend import render_recommendation
 from qnndoctor.resolver.compat_rules import CONFIDENCE_WORDS, RULES
-from qnndoctor.resolver.consistency import align_fixes
+from qnndoctor.resolver.consistency import PipTarget
+from qnndoctor.resolver.fixes import make_commands
 from qnndoctor.resolver.recommend import Profile, recommend
 from qnndoctor.rules.findings import Finding, Fix, Severity
 
@@ -147,35 +148,52 @@ def test_linux_x86_64_says_simulator() -> None:
     assert any("simulator" in n for n in rec.notes)
 
 
-def _finding(*commands: str) -> Finding:
+def _finding(*runs: tuple[str, ...]) -> Finding:
+    """A finding whose fix states pip runs (the command stage makes the commands)."""
     return Finding(
-        "qnn-htp-backend-missing", Severity.ERROR, "t", "e", (), Fix("Reinstall.", commands)
+        "qnn-htp-backend-missing", Severity.ERROR, "t", "e", (), Fix("Reinstall.", pip_runs=runs)
     )
 
 
 def test_findings_take_the_recommendations_commands_when_they_disagree() -> None:
+    """The command stage (resolver/fixes.py) makes each fix's commands once:
+    a pip run that installs another onnxruntime-qnn, or the companion on its
+    own, takes the recommendation's commands; the others are made as stated."""
     rec = {
         "status": "ok",
         "version": "2.7.0",
         "commands": ['py -m pip install "onnxruntime-qnn==2.7.0"'],
     }
+    target = PipTarget("/v/bin/python", windows=False)
     reinstall_old = _finding(
-        'C:\\py\\python.exe -m pip install --force-reinstall --no-deps "onnxruntime-qnn==1.23.2"'
+        ("install", "--force-reinstall", "--no-deps", "onnxruntime-qnn==1.23.2")
     )
-    unpinned = _finding("/v/bin/python -m pip install --force-reinstall onnxruntime-qnn")
-    same = _finding(
-        "/v/bin/python -m pip install --force-reinstall --no-deps onnxruntime-qnn==2.7.0"
-    )
-    other = _finding("/v/bin/python -m pip install 'onnxruntime>=1.24.2'")
-    gpu = _finding("/v/bin/python -m pip uninstall -y onnxruntime-gpu")
-    aligned = align_fixes((reinstall_old, unpinned, same, other, gpu), rec)
+    unpinned = _finding(("install", "--force-reinstall", "onnxruntime-qnn"))
+    same = _finding(("install", "--force-reinstall", "--no-deps", "onnxruntime-qnn==2.7.0"))
+    other = _finding(("install", "onnxruntime>=1.24.2"))
+    gpu = _finding(("uninstall", "-y", "onnxruntime-gpu"))
+    aligned = make_commands((reinstall_old, unpinned, same, other, gpu), rec, target)
     for changed in (aligned[0], aligned[1], aligned[3]):
         assert changed.fix.commands == tuple(rec["commands"])  # type: ignore[union-attr]
     assert "onnxruntime-qnn 2.7.0" in aligned[0].fix.text  # type: ignore[union-attr]
-    assert aligned[2] == same and aligned[4] == gpu
+    assert aligned[2].fix == Fix(
+        "Reinstall.",
+        ("/v/bin/python -m pip install --force-reinstall --no-deps onnxruntime-qnn==2.7.0",),
+    )
+    assert aligned[4].fix == Fix(
+        "Reinstall.", ("/v/bin/python -m pip uninstall -y onnxruntime-gpu",)
+    )
+    old = ("/v/bin/python -m pip install --force-reinstall --no-deps onnxruntime-qnn==1.23.2",)
     nothing_to_do = {"status": "ok", "version": "1.23.2", "commands": []}
-    assert align_fixes((reinstall_old,), nothing_to_do) == (reinstall_old,)
-    assert align_fixes((reinstall_old,), {"status": "nothing-fits"}) == (reinstall_old,)
+    assert make_commands((reinstall_old,), nothing_to_do, target)[0].fix == Fix("Reinstall.", old)
+    nothing_fits = {"status": "nothing-fits"}
+    assert make_commands((reinstall_old,), nothing_fits, target)[0].fix == Fix("Reinstall.", old)
+    # The recommended release installed already: an unpinned install gets its version.
+    (pinned,) = make_commands(
+        (_finding(("install", "-U", "onnxruntime-qnn")),), nothing_to_do, target
+    )
+    assert pinned.fix is not None
+    assert pinned.fix.commands == ("/v/bin/python -m pip install onnxruntime-qnn==1.23.2",)
 
 
 def test_windows_commands_work_in_powershell_and_cmd() -> None:
@@ -240,8 +258,9 @@ def test_finding_commands_are_typed_the_same_in_powershell_and_cmd() -> None:
         r"C:\py\python.exe -m pip list",
     )
     assert shell_neutral(("/v/bin/python -m pip list",)) == ("/v/bin/python -m pip list",)
-    # align_fixes applies it to every finding, whatever the recommendation says.
-    (aligned,) = align_fixes((_finding(f"{exe} -m pip install onnxruntime"),), None)
+    # The command stage applies it to every finding, whatever the recommendation says.
+    windows = PipTarget(r"C:\Program Files\Python312-arm64\python.exe", windows=True)
+    (aligned,) = make_commands((_finding(("install", "onnxruntime")),), None, windows)
     assert aligned.fix is not None and aligned.fix.commands[0].startswith("pushd ")
 
 

@@ -213,13 +213,14 @@ def test_a_system_python_gets_a_new_venv_that_really_works(
 
 
 def test_a_findings_fix_on_windows_gets_ensurepip_inside_its_pushd() -> None:
-    from qnndoctor.resolver.consistency import PipTarget, align_fixes
+    from qnndoctor.resolver.consistency import PipTarget
+    from qnndoctor.resolver.fixes import make_commands
     from qnndoctor.rules.findings import Finding, Fix, Severity
 
     exe = r"C:\Users\Jane Doe\app\.venv\Scripts\python.exe"
-    fix = Fix("Reinstall it:", (shell.pip_command(exe, True, "install", "--force-reinstall", "x"),))
+    fix = Fix("Reinstall it:", pip_runs=(("install", "--force-reinstall", "x"),))
     finding = Finding("files-missing", Severity.ERROR, "t", "e", (), fix)
-    (aligned,) = align_fixes((finding,), None, PipTarget(exe, True, pip="absent"))
+    (aligned,) = make_commands((finding,), None, PipTarget(exe, True, pip="absent"))
     assert aligned.fix is not None
     assert aligned.fix.commands == (
         r'pushd "C:\Users\Jane Doe\app\.venv\Scripts"',
@@ -228,23 +229,28 @@ def test_a_findings_fix_on_windows_gets_ensurepip_inside_its_pushd() -> None:
         "popd",
     )
     # The same target with pip: the fix as the rule wrote it (typed for both shells).
-    (plain,) = align_fixes((finding,), None, PipTarget(exe, True, pip="present"))
+    (plain,) = make_commands((finding,), None, PipTarget(exe, True, pip="present"))
     assert plain.fix is not None and r".\python.exe -m ensurepip" not in plain.fix.commands
 
 
 def test_a_system_pythons_pip_fix_without_a_recommendation_says_where_to_run_it() -> None:
-    from qnndoctor.resolver.consistency import PipTarget, align_fixes
+    from qnndoctor.resolver.consistency import PipTarget
+    from qnndoctor.resolver.fixes import make_commands
     from qnndoctor.rules.findings import Finding, Fix, Severity
 
     exe = "/usr/bin/python3"
     commands = (shell.pip_command(exe, False, "install", "--force-reinstall", "onnxruntime"),)
-    finding = Finding("files-missing", Severity.ERROR, "t", "e", (), Fix("Reinstall:", commands))
+    run = ("install", "--force-reinstall", "onnxruntime")
+    finding = Finding(
+        "files-missing", Severity.ERROR, "t", "e", (), Fix("Reinstall:", pip_runs=(run,))
+    )
     system = PipTarget(exe, False, pip="present", system_managed=True)
-    (kept,) = align_fixes((finding,), {"status": "ok", "version": "2.7.0", "commands": []}, system)
+    ok = {"status": "ok", "version": "2.7.0", "commands": []}
+    (kept,) = make_commands((finding,), ok, system)
     assert kept.fix is not None and kept.fix.commands == commands
     assert "PEP 668" in kept.fix.text and "-m venv .venv-npu" in kept.fix.text
     venv = ("/usr/bin/python3 -m venv .venv-npu", ".venv-npu/bin/python -m pip install x")
-    (moved,) = align_fixes(
+    (moved,) = make_commands(
         (finding,), {"status": "ok", "version": "2.7.0", "commands": venv}, system
     )
     assert moved.fix is not None and moved.fix.commands == venv
