@@ -224,13 +224,6 @@ class Changes:
 
 
 @dataclass(frozen=True)
-class Matrix:
-    SCHEMA: ClassVar[str] = "#/properties/matrix"
-    generated: str | None
-    sha256: str | None
-
-
-@dataclass(frozen=True)
 class ReportError:
     SCHEMA: ClassVar[str] = "#/properties/error"
     kind: str | None
@@ -248,7 +241,7 @@ class ReportView:
     skipped_checks: tuple[SkippedCheck, ...]
     redacted: bool
     created: str | None
-    matrix: Matrix
+    matrix: MatrixIdentity  # the report's matrix: which one, by date and digest
     error: ReportError | None  # None: the target was checked
     facts: Mapping[str, Probe]  # probe key -> its section (entries that are not objects: left out)
     smoke: Smoke | None  # None: not run (or not an object)
@@ -464,10 +457,7 @@ def view(report: Mapping[str, Any]) -> ReportView:
         redacted=report.get("redacted") is True,
         error=_error(report.get("error")),
         created=_maybe_text(report.get("created")),
-        matrix=Matrix(
-            generated=_maybe_text(_mapping(report.get("matrix")).get("generated")),
-            sha256=_maybe_text(_mapping(report.get("matrix")).get("sha256")),
-        ),
+        matrix=_identity(report.get("matrix")),
         facts=facts_of(report),
         smoke=smoke_of(report),
         recommendation=_recommendation(report.get("recommendation")),
