@@ -36,20 +36,20 @@ def _regex_parser() -> Any:
         return importlib.import_module("sre_parse")
 
 
-_sre = _regex_parser()
-_REPEATS = tuple(
+SRE = _regex_parser()  # shared with prefilter.py
+REPEATS = tuple(
     op
-    for op in (getattr(_sre, n, None) for n in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"))
+    for op in (getattr(SRE, n, None) for n in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"))
     if op is not None
 )
-_ATOMIC = getattr(_sre, "ATOMIC_GROUP", None)  # 3.11+
+ATOMIC = getattr(SRE, "ATOMIC_GROUP", None)  # 3.11+
 _RANGES = tuple(
-    op for op in (getattr(_sre, n, None) for n in ("RANGE", "RANGE_UNI_IGNORE")) if op is not None
+    op for op in (getattr(SRE, n, None) for n in ("RANGE", "RANGE_UNI_IGNORE")) if op is not None
 )
 _NEWLINE = 10
 # Categories that never hold a line break; any other may.
 _NO_NEWLINE = frozenset(
-    getattr(_sre, name)
+    getattr(SRE, name)
     for name in (
         "CATEGORY_DIGIT",
         "CATEGORY_WORD",
@@ -61,7 +61,7 @@ _NO_NEWLINE = frozenset(
         "CATEGORY_UNI_NOT_LINEBREAK",
         "CATEGORY_LOC_WORD",
     )
-    if hasattr(_sre, name)
+    if hasattr(SRE, name)
 )
 MAX_PLACES = 4096  # occurrences of the rarest literals: past this, the whole text is searched
 
@@ -69,13 +69,13 @@ MAX_PLACES = 4096  # occurrences of the rarest literals: past this, the whole te
 def _class_has_newline(items: Any) -> bool:
     negate, hit = False, False
     for op, av in items:
-        if op is _sre.NEGATE:
+        if op is SRE.NEGATE:
             negate = True
-        elif op is _sre.LITERAL:
+        elif op is SRE.LITERAL:
             hit = hit or av == _NEWLINE
         elif op in _RANGES:
             hit = hit or av[0] <= _NEWLINE <= av[1]
-        elif op is _sre.CATEGORY:
+        elif op is SRE.CATEGORY:
             hit = hit or av not in _NO_NEWLINE
         else:
             return True  # not known: it may
@@ -83,11 +83,11 @@ def _class_has_newline(items: Any) -> bool:
 
 
 def _consumes_newline(op: Any, av: Any, dotall: bool) -> bool:
-    if op is _sre.LITERAL:
+    if op is SRE.LITERAL:
         return bool(av == _NEWLINE)
-    if op is _sre.NOT_LITERAL:
+    if op is SRE.NOT_LITERAL:
         return bool(av != _NEWLINE)
-    if op is _sre.IN:
+    if op is SRE.IN:
         return _class_has_newline(av)
     return dotall  # ANY
 
@@ -99,23 +99,23 @@ def _stays(items: Any, dotall: bool, multiline: bool) -> bool:
 
 
 def _node_stays(op: Any, av: Any, dotall: bool, multiline: bool) -> bool:
-    if op in (_sre.LITERAL, _sre.NOT_LITERAL, _sre.IN, _sre.ANY):
+    if op in (SRE.LITERAL, SRE.NOT_LITERAL, SRE.IN, SRE.ANY):
         return not _consumes_newline(op, av, dotall)
-    if op is _sre.AT:
-        return not (av is _sre.AT_END_STRING or (av is _sre.AT_END and not multiline))
-    if op is _sre.SUBPATTERN:
+    if op is SRE.AT:
+        return not (av is SRE.AT_END_STRING or (av is SRE.AT_END and not multiline))
+    if op is SRE.SUBPATTERN:
         _group, add, remove, body = av
         scoped = (add | remove) & (re.DOTALL | re.MULTILINE)  # scoped flags: not read here
         return not scoped and _stays(body, dotall, multiline)
-    if op is _sre.BRANCH:
+    if op is SRE.BRANCH:
         return all(_stays(branch, dotall, multiline) for branch in av[1])
-    if op in _REPEATS:
+    if op in REPEATS:
         return _stays(av[2], dotall, multiline)
-    if op in (_sre.ASSERT, _sre.ASSERT_NOT):
+    if op in (SRE.ASSERT, SRE.ASSERT_NOT):
         direction, body = av
         # a lookbehind reads what lies before the match: the same text either way
         return direction < 0 or _stays(body, dotall, multiline)
-    if _ATOMIC is not None and op is _ATOMIC:
+    if ATOMIC is not None and op is ATOMIC:
         return _stays(av, dotall, multiline)
     return False  # back references, conditionals, anything not read here
 

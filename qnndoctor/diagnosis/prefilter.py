@@ -21,7 +21,6 @@ from __future__ import annotations
 import bisect
 import functools
 import heapq
-import importlib
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -31,23 +30,9 @@ from typing import Any
 from . import oneline
 from .wrapping import WRAP_GAP, outside_classes, wrap_tolerant
 
-
-def _regex_parser() -> Any:
-    """The stdlib regex parser (``re._parser`` since 3.11, ``sre_parse`` before)."""
-    try:
-        return importlib.import_module("re._parser")
-    except ImportError:  # Python 3.10
-        return importlib.import_module("sre_parse")
-
-
-_sre = _regex_parser()
+_sre = oneline.SRE  # the stdlib regex parser, found once (oneline.py)
 _LITERAL, _SUBPATTERN, _BRANCH = _sre.LITERAL, _sre.SUBPATTERN, _sre.BRANCH
-_REPEATS = tuple(
-    op
-    for op in (getattr(_sre, n, None) for n in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"))
-    if op is not None
-)
-_ATOMIC = getattr(_sre, "ATOMIC_GROUP", None)  # 3.11+
+_REPEATS, _ATOMIC = oneline.REPEATS, oneline.ATOMIC
 _MAX_STARTS = 32  # a longer list of first literals is not worth building
 _ZERO_WIDTH = (_sre.AT, _sre.ASSERT, _sre.ASSERT_NOT)  # anchors, \\b, lookarounds
 
