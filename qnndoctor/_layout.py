@@ -4,6 +4,7 @@ top of the repository and install as ``qnndoctor.probes`` / ``qnndoctor.matrix``
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 
 def package_dir(name: str) -> Path | None:
@@ -25,3 +26,21 @@ def package_dir(name: str) -> Path | None:
     if (checkout / "__init__.py").is_file():
         return checkout
     return None
+
+
+def shipped_table(file: str, key: str, problems: list[str]) -> Any:
+    """``document[key]`` of the shipped ``matrix/<file>``, or None with the
+    reason appended to ``problems``: a damaged install reads as no table."""
+    folder = package_dir("matrix")
+    if folder is None:
+        problems.append("the qnndoctor.matrix package is missing")
+        return None
+    path = folder / file
+    try:
+        import json
+
+        document = json.loads(path.read_text("utf-8"))
+        return document[key]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        problems.append(f"{path}: {type(exc).__name__}: {exc}")
+        return None

@@ -12,11 +12,10 @@ number or a year is never a code), and only if the table knows it.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from dataclasses import dataclass
 
-from .._layout import package_dir
+from .._layout import shipped_table
 from .prefilter import LineGate
 
 # "Error code: 1002", "with err 5005", "error 6020", "status 1002", "returned 1002"
@@ -65,19 +64,16 @@ class Mention:
 def table() -> dict[str, QnnCode]:
     """Codes by number (as text) and by every name: empty, with the reason
     in ``problems``, when the shipped table cannot be read."""
-    folder = package_dir("matrix")
-    if folder is None:
-        problems.append("the qnndoctor.matrix package is missing")
+    entries = shipped_table("qnn_errors.json", "codes", problems)
+    if entries is None:
         return {}
-    path = folder / "qnn_errors.json"
     try:
-        entries = json.loads(path.read_text("utf-8"))["codes"]
         codes = [
             QnnCode(int(e["code"]), str(e["name"]), str(e["meaning"]), tuple(e["aliases"]))
             for e in entries
         ]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        problems.append(f"{path}: {type(exc).__name__}: {exc}")
+    except (ValueError, KeyError, TypeError) as exc:
+        problems.append(f"qnn_errors.json: {type(exc).__name__}: {exc}")
         return {}
     by_key: dict[str, QnnCode] = {}
     for code in codes:

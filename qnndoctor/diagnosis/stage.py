@@ -19,12 +19,12 @@ stage first).
 from __future__ import annotations
 
 import functools
-import json
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from .._layout import package_dir
+from .._layout import shipped_table
 
 STAGES = (
     "install",
@@ -80,9 +80,9 @@ _MODEL_FILE = re.compile(
 def model_named(lines: list[str], first: int | None = None) -> str | None:
     """The model file the text names: on line ``first`` (1-based: the line
     that shows the failure) if it names one, else the first one named."""
-    order = ([lines[first - 1]] if first and 0 < first <= len(lines) else []) + lines
-    for line in order:
-        if ".onnx" not in line.lower():
+    preferred = [lines[first - 1]] if first and 0 < first <= len(lines) else []
+    for line in itertools.chain(preferred, lines):
+        if ".onnx" not in line and ".ONNX" not in line:  # most lines: no regex (a long log)
             continue
         match = _MODEL_FILE.search(line)
         if match and (match[1] or not _cut_at_a_space(line, match.start(2))):
@@ -293,20 +293,17 @@ problems: list[str] = []
 
 @functools.cache
 def _entries() -> dict[str, tuple[str, str]]:
-    folder = package_dir("matrix")
-    if folder is None:
-        problems.append("the qnndoctor.matrix package is missing")
+    raw = shipped_table("stages.json", "entries", problems)
+    if raw is None:
         return {}
-    path = folder / "stages.json"
     try:
-        raw = json.loads(path.read_text("utf-8"))["entries"]
         table = {str(i): (str(e["stage"]), str(e["component"])) for i, e in raw.items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        problems.append(f"{path}: {type(exc).__name__}: {exc}")
+    except (KeyError, TypeError, AttributeError) as exc:
+        problems.append(f"stages.json: {type(exc).__name__}: {exc}")
         return {}
     bad = [i for i, (st, co) in table.items() if st not in STAGES or co not in COMPONENTS]
     if bad:
-        problems.append(f"{path}: unknown stage or component for {', '.join(bad[:3])}")
+        problems.append(f"stages.json: unknown stage or component for {', '.join(bad[:3])}")
     return {i: v for i, v in table.items() if i not in bad}
 
 

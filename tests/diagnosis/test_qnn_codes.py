@@ -13,6 +13,7 @@ import pytest
 from helpers import onnx_models
 from helpers.target_runs import run_code
 
+from qnndoctor import _layout
 from qnndoctor.diagnosis import qnn_codes
 from qnndoctor.diagnosis.document import explain
 from qnndoctor.matrixdata import load_socs
@@ -259,7 +260,11 @@ def test_a_damaged_code_table_is_said_not_hidden(
 ) -> None:
     """A damaged install still explains, names no code, and says why on stderr."""
     (tmp_path / "qnn_errors.json").write_text('{"codes": [{"code": "x"', "utf-8")
-    monkeypatch.setattr(qnn_codes, "package_dir", lambda _name: tmp_path)
+    # only qnn_errors.json is damaged in this install: the other shipped table is intact
+    real = _layout.package_dir("matrix")
+    assert real is not None
+    (tmp_path / "stages.json").write_bytes((real / "stages.json").read_bytes())
+    monkeypatch.setattr(_layout, "package_dir", lambda _name: tmp_path)  # shipped_table's seam
     monkeypatch.setattr(qnn_codes, "problems", [])
     qnn_codes.table.cache_clear()
     try:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from helpers.catalogues import FILLER, write_catalogue
 
+from qnndoctor import _layout
 from qnndoctor.diagnosis import diagnose, load, stage
 
 CORPUS = Path(__file__).parents[1] / "diagnosis_corpus"
@@ -111,7 +112,11 @@ def test_a_damaged_table_is_said_and_the_lines_are_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "stages.json").write_text('{"entries": {"ep-context-node-without-qnn-ep": 7}}')
-    monkeypatch.setattr(stage, "package_dir", lambda _name: tmp_path)
+    # only stages.json is damaged in this install: the other shipped table is intact
+    real = _layout.package_dir("matrix")
+    assert real is not None
+    (tmp_path / "qnn_errors.json").write_bytes((real / "qnn_errors.json").read_bytes())
+    monkeypatch.setattr(_layout, "package_dir", lambda _name: tmp_path)  # shipped_table's seam
     monkeypatch.setattr(stage, "problems", [])
     stage._entries.cache_clear()
     try:
