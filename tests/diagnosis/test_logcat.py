@@ -5,11 +5,10 @@ simulator), pasted the way ``adb logcat`` would print them."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
+from helpers.corpus import corpus_case
 
 from qnndoctor.diagnosis import diagnose
 from qnndoctor.diagnosis.cleaning import clean_lines
@@ -17,14 +16,7 @@ from qnndoctor.diagnosis.logcat import unprefixed
 from qnndoctor.diagnosis.severity import level
 from qnndoctor.matrixdata import load_socs
 
-CORPUS = Path(__file__).parents[1] / "diagnosis_corpus"
 SOCS = load_socs()
-
-
-def _case(part: str, case_id: str) -> dict[str, str]:
-    cases = json.loads((CORPUS / part).read_text("utf-8"))["cases"]
-    found: dict[str, str] = next(c for c in cases if c["id"] == case_id)
-    return found
 
 
 def _threadtime(index: int, line: str) -> str:
@@ -53,7 +45,7 @@ def test_a_real_failure_behind_logcat_prefixes_gets_the_answer_it_gets_as_writte
     """The two texts whose traceback-spanning patterns broke behind a logcat
     prefix (bench/bench_robustness.py lost them both): the same first answer
     as the text without prefixes."""
-    case = _case(part, case_id)
+    case = corpus_case(part, case_id)
     text = case["text"]
     assert diagnose(text, socs=SOCS).ids()[:1] == [case["expected"]]
     logged = "\n".join(prefix(i, line) for i, line in enumerate(text.splitlines()))

@@ -6,25 +6,17 @@ Python's own ``textwrap``."""
 
 from __future__ import annotations
 
-import json
 import textwrap
-from pathlib import Path
 
 import pytest
+from helpers.corpus import corpus_case
 
 from qnndoctor.diagnosis import diagnose
 from qnndoctor.diagnosis.cleaning import clean_lines
 from qnndoctor.diagnosis.unwrap import MAX_LINES, rejoined, width
 from qnndoctor.matrixdata import load_socs
 
-CORPUS = Path(__file__).parents[1] / "diagnosis_corpus"
 SOCS = load_socs()
-
-
-def _case(part: str, case_id: str) -> dict[str, str]:
-    cases = json.loads((CORPUS / part).read_text("utf-8"))["cases"]
-    found: dict[str, str] = next(c for c in cases if c["id"] == case_id)
-    return found
 
 
 def _wrapped(text: str, columns: int) -> str:
@@ -55,7 +47,7 @@ def _wrapped(text: str, columns: int) -> str:
 def test_a_real_failure_rewrapped_gets_the_answer_it_gets_as_written(
     columns: int, part: str, case_id: str
 ) -> None:
-    case = _case(part, case_id)
+    case = corpus_case(part, case_id)
     assert diagnose(case["text"], socs=SOCS).ids()[:1] == [case["expected"]]
     wrapped = _wrapped(case["text"], columns)
     assert width(clean_lines(wrapped)) == max(
@@ -67,7 +59,7 @@ def test_a_real_failure_rewrapped_gets_the_answer_it_gets_as_written(
 def test_the_rejoined_text_has_the_same_positions() -> None:
     """A wrap's line break becomes the space it replaced: the same length, so
     a match found in it is at the same place in the text as written."""
-    text = _wrapped(_case("runtime/dev-enum-api.json", "api-032")["text"], 80)
+    text = _wrapped(corpus_case("runtime/dev-enum-api.json", "api-032")["text"], 80)
     joined = rejoined(text)
     assert joined is not None and len(joined) == len(text)
     assert [i for i, (a, b) in enumerate(zip(text, joined, strict=True)) if a != b] == [
@@ -88,7 +80,7 @@ def test_the_rejoined_text_has_the_same_positions() -> None:
 )
 def test_a_text_as_written_is_not_taken_for_a_wrapped_one(part: str, case_id: str) -> None:
     """Logs whose lines end near their longest one for other reasons: no width."""
-    assert width(clean_lines(_case(part, case_id)["text"])) is None
+    assert width(clean_lines(corpus_case(part, case_id)["text"])) is None
 
 
 def test_tiny_and_empty_texts_are_not_wrapped() -> None:
@@ -100,7 +92,7 @@ def test_tiny_and_empty_texts_are_not_wrapped() -> None:
 def test_a_long_log_is_never_taken_for_a_wrapped_text() -> None:
     """A pasted message is wrapped, a saved log is not: past MAX_LINES lines
     the shape is not even looked for (it would cost a look at every line)."""
-    wrapped = _wrapped(_case("runtime/dev-enum-api.json", "api-032")["text"], 80)
+    wrapped = _wrapped(corpus_case("runtime/dev-enum-api.json", "api-032")["text"], 80)
     assert rejoined(wrapped) is not None
     lines = wrapped.splitlines()
     long_log = "\n".join(lines * (MAX_LINES // len(lines) + 1))

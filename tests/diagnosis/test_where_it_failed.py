@@ -121,11 +121,9 @@ def test_a_log_pasted_with_its_line_numbers_reads_as_the_log() -> None:
     """An editor's gutter on every line broke messages that span lines (a
     traceback, "Exception ignored in ..." then its TypeError); the numbers
     are taken off when every line begins with its own, counting up."""
-    import json
-    from pathlib import Path
+    from helpers.corpus import corpus_case
 
-    part = Path(__file__).parents[1] / "diagnosis_corpus" / "runtime" / "dev-enum-run.json"
-    case = next(c for c in json.loads(part.read_text("utf-8"))["cases"] if c["id"] == "run-010")
+    case = corpus_case("runtime/dev-enum-run.json", "run-010")
     plain = diagnose(case["text"]).ids()[:1]
     assert plain == [case["expected"]]
     lines = case["text"].splitlines()
