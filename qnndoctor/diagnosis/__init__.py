@@ -117,16 +117,18 @@ class Diagnosis:
         top = self.top
         own = self._own_lines(lines)
         skip = frozenset(number for number, _id in self.verdict.harmless)
-        failing = list(failure_lines(lines, skip, first=len(lines)))
-        shown_first = (own or failing)[:1]
-        model = stage.model_named(lines, shown_first[0][0] if shown_first else None)
+        # the lines that read like the failure: read only when the answer's own are none
+        # (a long log's pass over every line)
+        shown = own or list(failure_lines(lines, skip, first=len(lines)))
+        model = stage.model_named(lines, shown[0][0] if shown else None)
         if top is not None and from_entry:
-            placed = stage.of_entry(top.signature.id, own or failing, model)
+            placed = stage.of_entry(top.signature.id, shown, model)
             if placed is not None:
                 return placed
         found_where = stage.where(own, model)
         if found_where.line is not None:
             return found_where
+        failing = list(failure_lines(lines, skip, first=len(lines))) if own else shown
         return stage.where(failing, model)
 
     def _own_lines(self, lines: list[str]) -> list[tuple[int, str]]:
