@@ -22,8 +22,8 @@ def _item(line: str) -> str:
 
 
 def render(report: dict[str, Any], stream: TextIO) -> None:
-    c = counts(report)
     doc = view(report)
+    c = counts(doc)
     out = [
         f"### qnndoctor {doc.tool.version} report",
         "",
@@ -40,7 +40,7 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
     out.append("")
     from ..report.ticket_changes import change_lines
 
-    changed = change_lines(report)
+    changed = change_lines(doc.changes_since_report)
     if changed:
         out += [
             f"**Since the saved report ({doc.report_created}):**",
@@ -54,7 +54,7 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
             if f.fix.commands:
                 out += ["```", *f.fix.commands, "```", ""]
     out += ["<details><summary>Environment</summary>", ""]
-    for section in sections(report):
+    for section in sections(doc):
         mark = (
             " (could not check)"
             if not section.ok
@@ -65,8 +65,8 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
         out.append(f"**{section.title}**{mark}")
         out += [_item(line) for line in section.lines]
         out.append("")
-    out.append(f"**Smoke session:** {smoke_line(report)}")
-    out += ["", "**Recommended onnxruntime-qnn:**", "```", *recommendation_lines(report), "```"]
+    out.append(f"**Smoke session:** {smoke_line(doc)}")
+    out += ["", "**Recommended onnxruntime-qnn:**", "```", *recommendation_lines(doc), "```"]
     if doc.skipped_checks:  # a list of its own, not lines hanging under the recommendation
         out += ["", "**Checks skipped:**"]
         out += [f"- `{item.rule}`: {_cell(item.reason)}" for item in doc.skipped_checks]

@@ -5,7 +5,7 @@ a corrupt one renders its defaults, never a traceback."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -224,6 +224,15 @@ _SUMMARIZERS: dict[str, Callable[[Fields], list[str]]] = {
 }
 
 
+# A report document, or its view when the caller has made it already (the
+# renderers): the view is built once per rendering, not once per part.
+Report = Mapping[str, Any] | ReportView
+
+
+def _viewed(report: Report) -> ReportView:
+    return report if isinstance(report, ReportView) else view(report)
+
+
 def _flagged(doc: ReportView) -> dict[str, str]:
     """probe key -> the worst severity (error or warning) of the findings citing it."""
     worst: dict[str, str] = {}
@@ -237,8 +246,8 @@ def _flagged(doc: ReportView) -> dict[str, str]:
     return worst
 
 
-def sections(report: dict[str, Any]) -> list[Section]:
-    doc = view(report)
+def sections(report: Report) -> list[Section]:
+    doc = _viewed(report)
     result = []
     flagged = _flagged(doc)
     for key, title in TITLES.items():
@@ -255,14 +264,14 @@ def sections(report: dict[str, Any]) -> list[Section]:
         lines = _SUMMARIZERS[key](probe.values)
         result.append(Section(key, title, True, tuple(lines), flagged.get(key)))
     if doc.inventory:
-        result.append(Section("inventory", "QNN EP sources", True, tuple(inventory_lines(report))))
+        result.append(Section("inventory", "QNN EP sources", True, tuple(inventory_lines(doc))))
     return result
 
 
-def inventory_lines(report: dict[str, Any]) -> list[str]:
+def inventory_lines(report: Report) -> list[str]:
     """One line per QNN EP source: what it is, and whether it is the one used."""
     lines = []
-    for item in view(report).inventory:
+    for item in _viewed(report).inventory:
         if item.kind == "python-package":
             state = (
                 "loaded by this interpreter"
@@ -282,23 +291,23 @@ def inventory_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
-def counts(report: dict[str, Any]) -> dict[str, int]:
+def counts(report: Report) -> dict[str, int]:
     """Findings per severity (a finding of no or an unknown severity counts under its own key)."""
     result = {"error": 0, "warning": 0, "info": 0}
-    for finding in view(report).findings:
+    for finding in _viewed(report).findings:
         result[finding.severity] = result.get(finding.severity, 0) + 1
     return result
 
 
-def smoke_title(report: dict[str, Any]) -> str:
+def smoke_title(report: Report) -> str:
     """ "HTP smoke session", or the backend the session really used ("GPU ...")."""
-    smoke = view(report).smoke
+    smoke = _viewed(report).smoke
     backend = smoke.backend if smoke else None
     return f"{backend.upper()} smoke session" if backend else "Smoke session"
 
 
-def smoke_line(report: dict[str, Any]) -> str:
-    smoke = view(report).smoke
+def smoke_line(report: Report) -> str:
+    smoke = _viewed(report).smoke
     if smoke is None:
         return "not run"
     text = f"{smoke.status} ({smoke.backend} backend"
@@ -344,9 +353,9 @@ def _ok_lines(rec: Recommendation) -> list[str]:
     return lines
 
 
-def recommendation_lines(report: dict[str, Any]) -> list[str]:
+def recommendation_lines(report: Report) -> list[str]:
     """The resolver's answer in a few lines (details: `qnndoctor recommend`)."""
-    rec = view(report).recommendation
+    rec = _viewed(report).recommendation
     if rec is None:
         return ["not available"]
     if rec.emulation.mapping("native_arm64").value("commands"):

@@ -41,7 +41,7 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
     )
     console.print(f"  [dim]{escape(str(doc.target.how_chosen))}[/]")
     console.print()
-    for section in sections(report):
+    for section in sections(doc):
         mark = (
             "[yellow]could not check[/]"
             if not section.ok
@@ -50,9 +50,9 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
         console.print(f"[bold]{escape(section.title)}[/] {mark}")
         for line in section.lines:
             console.print(f"  {escape(line)}")
-    console.print(f"[bold]{escape(smoke_title(report))}[/] {escape(smoke_line(report))}")
+    console.print(f"[bold]{escape(smoke_title(doc))}[/] {escape(smoke_line(doc))}")
     console.print("[bold]Recommended onnxruntime-qnn[/]")
-    for line in recommendation_lines(report):
+    for line in recommendation_lines(doc):
         console.print(f"  {escape(line)}", soft_wrap=True)
     console.print()
     if doc.findings:
@@ -77,10 +77,10 @@ def render(report: dict[str, Any], stream: TextIO) -> None:
         console.print(f"[yellow]skipped[/] {escape(skipped.rule)}: {escape(skipped.reason)}")
     from ..report.ticket_changes import change_lines
 
-    changed = change_lines(report)
+    changed = change_lines(doc.changes_since_report)
     if changed:
         console.print(f"[bold]Since the saved report ({escape(str(doc.report_created))})[/]")
         for line in changed:
             console.print(f"  {escape(line)}")
-    c = counts(report)
+    c = counts(doc)
     console.print(f"[bold]{c['error']} error(s), {c['warning']} warning(s), {c['info']} info[/]")

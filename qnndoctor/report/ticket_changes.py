@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..matrixdata import Matrix
-from .view import ReportView, view
+from .view import Changes, ReportView, view
 
 
 def matrix_identity(matrix: Matrix) -> dict[str, Any]:
@@ -56,9 +56,9 @@ def changes(then: Mapping[str, Any], now: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def change_lines(document: Mapping[str, Any]) -> list[str]:
-    """The ``changes_since_report`` section as lines for the text and Markdown renderers."""
-    diff = view(document).changes_since_report
+def change_lines(diff: Changes | None) -> list[str]:
+    """The ``changes_since_report`` section (of the report's view) as lines for
+    the text and Markdown renderers."""
     if diff is None:
         return []
     lines = [f"new finding: {item.title} ({item.id})" for item in diff.appeared]
