@@ -85,9 +85,20 @@ def model_named(lines: list[str], first: int | None = None) -> str | None:
         if ".onnx" not in line and ".ONNX" not in line:  # most lines: no regex (a long log)
             continue
         match = _MODEL_FILE.search(line)
-        if match and (match[1] or not _cut_at_a_space(line, match.start(2))):
-            return match[1] or match[2]
+        if match and match[1]:
+            return _literal(match[1])
+        if match and not _cut_at_a_space(line, match.start(2)):
+            return match[2]
     return None
+
+
+def _literal(quoted: str) -> str:
+    """A quoted path as the file's name: in a Python string literal (a
+    traceback's code line) every backslash is doubled, ``C:\\\\m\\\\x.onnx``;
+    a raw literal or a message's quotes have single ones, kept as they are."""
+    if "\\\\" in quoted and "\\" not in quoted.replace("\\\\", ""):
+        return quoted.replace("\\\\", "\\")
+    return quoted
 
 
 def _cut_at_a_space(line: str, start: int) -> bool:

@@ -87,6 +87,14 @@ def test_an_unknown_failure_still_says_where_it_failed() -> None:
             "C:\\Users\\ann\\m\\det.onnx",
             "`qnndoctor model C:\\Users\\ann\\m\\det.onnx --find-culprit`",
         ),
+        # a traceback's code line: the literal's doubled backslashes are one in the name
+        (
+            '    sess = ort.InferenceSession("C:\\\\Users\\\\ann\\\\yolo_ctx.onnx", sess_options=so)\n'
+            "onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : "
+            "QNN EP: Failed to create context from binary. Error code: 5000",
+            "C:\\Users\\ann\\yolo_ctx.onnx",
+            "`qnndoctor model C:\\Users\\ann\\yolo_ctx.onnx`",
+        ),
         # an unquoted path with a space: only its end would match, so none is taken
         (
             "Load model from C:\\Users\\ann\\my m\\det.onnx failed: zorblax graph finalize",
